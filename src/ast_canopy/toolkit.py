@@ -1,0 +1,103 @@
+"""Where the CUDA toolkit's headers are, and which CUDA version they are.
+
+Search order: explicit directories from the caller; the pip wheels (through cuda.pathfinder);
+``CUDA_HOME`` / ``CUDA_PATH``; ``/usr/local/cuda``. The parser, the shim compiler and the tests
+all ask here, so they always agree on one toolkit.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import re
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+_VERSION_RE = re.compile(r"#define\s+CUDART_VERSION\s+(\d+)")
+
+
+class ToolkitNotFoundError(RuntimeError):
+    """No CUDA toolkit headers could be located."""
+
+
+def _pathfinder_dir(libname: str) -> str | None:
+    try:
+        from cuda.pathfinder import find_nvidia_header_directory
+    except ImportError:
+        return None
+    try:
+        return find_nvidia_header_directory(libname)
+    except (RuntimeError, ValueError) as exc:  # pathfinder raises on unknown/unsupported libs
+        logger.debug("cuda.pathfinder could not look up %s: %s", libname, exc)
+        return None
+
+
+def _env_toolkit_include() -> str | None:
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        root = os.environ.get(var)
+        if root and (Path(root) / "include" / "cuda_runtime.h").is_file():
+            return str(Path(root) / "include")
+    if Path("/usr/local/cuda/include/cuda_runtime.h").is_file():
+        return "/usr/local/cuda/include"
+    return None
+
+
+@functools.cache
+def cudart_include_dir() -> str:
+    """The directory holding ``cuda_runtime.h``, ``cuda_fp16.h`` and friends."""
+    found = _pathfinder_dir("cudart") or _env_toolkit_include()
+    if found is None:
+        raise ToolkitNotFoundError(
+            'no CUDA toolkit headers found: install them with `pip install "numba-cuda[cu13]"`, '
+            "or set CUDA_HOME to a toolkit root"
+        )
+    return found
+
+
+@functools.cache
+def cccl_include_dir() -> str | None:
+    """The CCCL (libcu++/CUB/Thrust) include directory, when it is separate from cudart's."""
+    found = _pathfinder_dir("cccl")
+    if found:
+        return found
+    candidate = Path(cudart_include_dir()) / "cccl"
+    return str(candidate) if candidate.is_dir() else None
+
+
+@functools.cache
+def curand_include_dir() -> str | None:
+    """The directory holding ``curand_kernel.h``, or None when cuRAND headers are absent."""
+    found = _pathfinder_dir("curand")
+    if found:
+        return found
+    candidate = Path(cudart_include_dir()) / "curand_kernel.h"
+    return str(candidate.parent) if candidate.is_file() else None
+
+
+def cuda_include_dirs() -> list[str]:
+    """Include directories for compiling CUDA C++ against this toolkit (cudart, CCCL, cuRAND)."""
+    dirs = [cudart_include_dir(), cccl_include_dir(), curand_include_dir()]
+    unique: list[str] = []
+    for d in dirs:
+        if d and d not in unique:
+            unique.append(d)
+    return unique
+
+
+@functools.cache
+def cuda_toolkit_root() -> str:
+    """The toolkit root clang's ``--cuda-path`` wants: the parent of the include directory."""
+    return str(Path(cudart_include_dir()).parent)
+
+
+@functools.cache
+def cuda_version() -> tuple[int, int]:
+    """The toolkit version (major, minor) read from ``cuda_runtime_api.h``."""
+    header = Path(cudart_include_dir()) / "cuda_runtime_api.h"
+    match = _VERSION_RE.search(header.read_text(errors="replace"))
+    if match is None:
+        raise ToolkitNotFoundError(f"cannot read CUDART_VERSION from {header}")
+    number = int(match.group(1))
+    return number // 1000, (number % 1000) // 10

@@ -1,0 +1,28 @@
+"""numbast: generate Numba-CUDA bindings from ast_canopy declarations (second stage).
+
+The public names are the ones NVIDIA's Numbast documents, so its examples run unchanged.
+Importing this package is cheap: numba is imported only when a binding name is first used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# name -> submodule that defines it; resolved on first attribute access (PEP 562).
+_LAZY: dict[str, str] = {}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'numbast' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_LAZY))
