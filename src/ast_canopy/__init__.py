@@ -8,7 +8,53 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["parse_declarations_from_source", "value_from_constexpr_vardecl", "ParseError"]
+__all__ = [
+    "parse_declarations_from_source",
+    "value_from_constexpr_vardecl",
+    "ParseError",
+    "Declarations",
+    "Type",
+    "TypeKind",
+    "Function",
+    "ParamVar",
+    "Method",
+    "MethodKind",
+    "Struct",
+    "Field",
+    "Enum",
+    "Typedef",
+    "ExecutionSpace",
+    "Access",
+    "TemplateParam",
+    "TemplateParamKind",
+    "FunctionTemplate",
+    "ClassTemplate",
+    "ClassTemplateSpecialization",
+    "ConstExprVar",
+]
+
+# The model is plain data (no clang): import it eagerly.
+from ast_canopy.model import (  # noqa: E402
+    Access,
+    ClassTemplate,
+    ClassTemplateSpecialization,
+    ConstExprVar,
+    Declarations,
+    ExecutionSpace,
+    Field,
+    Function,
+    FunctionTemplate,
+    Method,
+    MethodKind,
+    ParamVar,
+    Struct,
+    TemplateParam,
+    TemplateParamKind,
+    Type,
+    Typedef,
+    TypeKind,
+)
+from ast_canopy.model import Enum_ as Enum  # noqa: E402
 
 # name -> submodule that defines it; resolved on first attribute access (PEP 562).
 _LAZY = {
