@@ -1,0 +1,134 @@
+"""The work behind ``python -m numbast --cfg-path CONFIG --output-dir DIR``.
+
+Every failure ends in a non-zero exit code and one paragraph on stderr that names the file,
+the key or declaration, and the fix; tracebacks are for bugs in numbast, shown only with
+``NUMBAST_DEBUG=1``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from numbast.static.config import ConfigError, StaticConfig, load_config
+
+logger = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+RUFF_TIMEOUT_S = 120
+
+
+def run_static_generator(cfg_path: str, output_dir: str) -> int:
+    """Generate the bindings module that the config at ``cfg_path`` describes into
+    ``output_dir``; return the process exit code."""
+    _show_library_logs()
+    try:
+        config = load_config(cfg_path)
+    except ConfigError as exc:
+        return _fail(str(exc))
+
+    try:
+        from numbast.static.renderer import render_bindings_module
+    except ImportError as exc:
+        if exc.name == "numbast.static.renderer":
+            return _fail(
+                f"the config {config.config_path} is valid, but rendering bindings is not "
+                "available in this version of numbast yet (numbast.static.renderer is missing); "
+                "upgrade numbast, or use the dynamic bindings (numbast.bind_cxx_*) meanwhile."
+            )
+        return _fail(
+            f"the bindings renderer cannot be imported because module {exc.name!r} is missing "
+            f"({exc}); install the package that provides it (pip install numbast-import "
+            "brings every run-time dependency) and run again."
+        )
+
+    try:
+        source = render_bindings_module(config)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    except Exception as exc:  # the renderer may fail in any way; the CLI owes one paragraph
+        logger.debug("rendering failed", exc_info=True)
+        if os.environ.get("NUMBAST_DEBUG") == "1":
+            raise
+        return _fail(
+            f"generating bindings for {config.entry_point} (config {config.config_path}) failed: "
+            f"{type(exc).__name__}: {exc}. Set NUMBAST_DEBUG=1 to see the traceback."
+        )
+    if not isinstance(source, str):
+        return _fail(
+            f"the renderer returned {type(source).__name__} instead of the module's source text "
+            f"for {config.entry_point}; this is a bug in numbast, please report it."
+        )
+
+    try:
+        written = write_module(source, output_dir, config)
+    except OSError as exc:
+        return _fail(
+            f"cannot write the bindings module into {output_dir!r}: {exc.strerror or exc} "
+            f"({exc.filename or output_dir}); choose a writable --output-dir."
+        )
+    format_with_ruff(written)
+    print(f"numbast: wrote {written}")
+    return EXIT_OK
+
+
+def write_module(source: str, output_dir: str, config: StaticConfig) -> Path:
+    """Write ``source`` to ``output_dir/<output file name>``, creating the directory; the file
+    is replaced atomically so that an importer never sees half a module."""
+    directory = Path(output_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / config.output_filename
+    fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            stream.write(source)
+        os.replace(temp_name, target)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+    return target.resolve()
+
+
+def find_ruff() -> str | None:
+    """The ruff executable: next to this Python first (an unactivated virtualenv), else PATH."""
+    beside_python = Path(sys.executable).with_name("ruff")
+    if beside_python.is_file() and os.access(beside_python, os.X_OK):
+        return str(beside_python)
+    return shutil.which("ruff")
+
+
+def format_with_ruff(path: Path) -> bool:
+    """Run ``ruff format`` on ``path`` when ruff is installed. Formatting is a nicety: a failure
+    is logged as a warning and the unformatted module is kept."""
+    ruff = find_ruff()
+    if ruff is None:
+        logger.info("ruff is not installed; %s is left unformatted", path)
+        return False
+    command = [ruff, "format", "--no-cache", "--quiet", str(path)]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=RUFF_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        logger.warning("could not run %s on %s (%s); it is left unformatted", ruff, path, exc)
+        return False
+    if result.returncode != 0:
+        detail = (result.stderr or result.stdout).strip()
+        logger.warning("ruff format failed on %s; the module is left unformatted: %s", path, detail)
+        return False
+    return True
+
+
+def _fail(message: str) -> int:
+    print(f"numbast: error: {message}", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def _show_library_logs() -> None:
+    # The library only logs; a command line run should show its warnings (skipped declarations,
+    # formatting problems) on stderr. basicConfig does nothing if the caller set up logging.
+    logging.basicConfig(level=logging.WARNING, format="numbast: %(levelname)s: %(message)s")
