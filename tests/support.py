@@ -70,10 +70,12 @@ def link_ltoirs_to_cubin(ltoirs: Sequence[bytes], *, arch: str = DEFAULT_ARCH) -
 
 
 def _as_ltoir_bytes(code: Any) -> bytes:
-    """compile_all returns raw bytes for NVRTC output and LinkableCode objects otherwise."""
+    """compile_all returns raw bytes for the kernel, cuda.core ObjectCode for NVRTC output and
+    LinkableCode objects for anything else."""
     if isinstance(code, (bytes, bytearray)):
         return bytes(code)
-    data = getattr(code, "data", None)
-    if isinstance(data, (bytes, bytearray)):
-        return bytes(data)
+    for attribute in ("code", "data"):
+        data = getattr(code, attribute, None)
+        if isinstance(data, (bytes, bytearray)):
+            return bytes(data)
     raise TypeError(f"cannot link {type(code).__name__} into a cubin")

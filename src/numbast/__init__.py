@@ -12,7 +12,19 @@ from typing import Any
 __version__ = "0.1.0"
 
 # name -> submodule that defines it; resolved on first attribute access (PEP 562).
-_LAZY: dict[str, str] = {}
+_LAZY: dict[str, str] = {
+    "MemoryShimWriter": "numbast.shim_writer",
+    "FileShimWriter": "numbast.shim_writer",
+    "bind_cxx_struct": "numbast.structs",
+    "bind_cxx_structs": "numbast.structs",
+    "bind_cxx_function": "numbast.functions",
+    "bind_cxx_functions": "numbast.functions",
+    "bind_cxx_enum": "numbast.enums",
+    "bind_cxx_enums": "numbast.enums",
+    "register_cxx_type": "numbast.type_mapping",
+    "BindingSkippedWarning": "numbast.diagnostics",
+    "ArgIntent": "numbast.intents",
+}
 
 
 def __getattr__(name: str) -> Any:

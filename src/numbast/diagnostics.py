@@ -1,0 +1,24 @@
+"""How the binding generator reports a declaration it cannot bind: one warning each, never a
+failure of the rest of the header."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+logger = logging.getLogger(__name__)
+
+
+class BindingSkippedWarning(UserWarning):
+    """A declaration was left out of the bindings; the message names it and says why."""
+
+
+class BindingError(TypeError):
+    """A declaration cannot be bound. Raised inside the generator, reported as a skip."""
+
+
+def warn_skipped(kind: str, qual_name: str, reason: str, where: str = "") -> None:
+    location = f" ({where})" if where else ""
+    message = f"numbast: skipped {kind} {qual_name}{location}: {reason}"
+    logger.info(message)
+    warnings.warn(message, BindingSkippedWarning, stacklevel=3)

@@ -1,0 +1,99 @@
+"""The C++ text of shims: ``extern "C" __device__`` wrappers that Numba can call.
+
+Every shim has the same shape, so one lowering routine calls them all::
+
+    extern "C" __device__ int <name>(R* nbi_ret, T0* a0, T1* a1, ...) { <statement> return 0; }
+
+Arguments always arrive by pointer (so structs of any layout cross the boundary intact) and the
+result is written through ``nbi_ret``. Shim names derive from the C++ mangled name, so overloads
+and same-named declarations from different headers never clash. With LTO the shim and the C++
+body inline into the kernel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_IDENTIFIER_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+SHIM_PREFIX = "nbi_shim_"
+
+
+def shim_name_for(mangled_name: str, fallback_signature: str, role: str = "") -> str:
+    """A C identifier unique to one C++ callable (and the role it is called in).
+
+    ``mangled_name`` is the Itanium name from the parser; when it is empty (e.g. for
+    declarations clang does not mangle) a digest of ``fallback_signature`` is used instead.
+    """
+    if mangled_name:
+        core = _IDENTIFIER_UNSAFE.sub("_", mangled_name)
+    else:
+        digest = hashlib.sha256(fallback_signature.encode()).hexdigest()[:16]
+        core = f"h{digest}"
+    return f"{SHIM_PREFIX}{role + '_' if role else ''}{core}"
+
+
+@dataclass(frozen=True)
+class ShimParam:
+    """One shim parameter: a pointer to a value of C++ type ``value_type``."""
+
+    value_type: str  # canonical spelling without cv/ref, e.g. "ns::Vec3", "float *"
+    rvalue: bool = False  # the C++ parameter is T&&: pass the object as an xvalue
+
+    def argument(self, index: int) -> str:
+        if self.rvalue:
+            return f"static_cast<{self.value_type}&&>(*a{index})"
+        return f"(*a{index})"
+
+
+def _pointer_to(type_spelling: str) -> str:
+    return f"{type_spelling}*" if type_spelling.endswith("*") else f"{type_spelling} *"
+
+
+def render_shim(name: str, return_type: str | None, params: Sequence[ShimParam], body: str) -> str:
+    """The full shim definition. ``return_type`` None means the shim writes no result."""
+    ret_param = f"{_pointer_to(return_type)}nbi_ret" if return_type else "void *nbi_ret"
+    param_list = ", ".join(
+        [ret_param] + [f"{_pointer_to(p.value_type)}a{i}" for i, p in enumerate(params)]
+    )
+    return f'extern "C" __device__ int {name}({param_list}) {{\n  {body}\n  return 0;\n}}\n'
+
+
+def call_arguments(params: Sequence[ShimParam], start: int = 0) -> str:
+    return ", ".join(p.argument(i) for i, p in enumerate(params) if i >= start)
+
+
+def function_call_body(callee: str, params: Sequence[ShimParam], returns_value: bool) -> str:
+    """``*nbi_ret = callee(args);`` or, for void, ``callee(args);``."""
+    call = f"{callee}({call_arguments(params)})"
+    return f"*nbi_ret = {call};" if returns_value else f"{call};"
+
+
+def method_call_body(method: str, params: Sequence[ShimParam], returns_value: bool) -> str:
+    """``a0`` is the object; the rest are the method's arguments."""
+    call = f"(*a0).{method}({call_arguments(params, start=1)})"
+    return f"*nbi_ret = {call};" if returns_value else f"{call};"
+
+
+def constructor_body(class_name: str, params: Sequence[ShimParam]) -> str:
+    """Construct in place in the result slot (no default constructor or assignment needed)."""
+    return f"new (nbi_ret) {class_name}({call_arguments(params)});"
+
+
+def conversion_body(target_type: str) -> str:
+    """``a0`` is the object; invoke its conversion operator to ``target_type``."""
+    return f"*nbi_ret = static_cast<{target_type}>(*a0);"
+
+
+def operator_body(symbol: str, params: Sequence[ShimParam], returns_value: bool) -> str:
+    """Spell the operator as an expression, so free, member and friend operators all resolve."""
+    args = [p.argument(i) for i, p in enumerate(params)]
+    if len(args) == 1:
+        expression = f"{symbol}{args[0]}"
+    elif len(args) == 2:
+        expression = f"{args[0]} {symbol} {args[1]}"
+    else:
+        raise ValueError(f"operator{symbol} with {len(args)} operands cannot be spelled")
+    return f"*nbi_ret = {expression};" if returns_value else f"{expression};"
