@@ -13,7 +13,7 @@ from numbast.callables import plan_call
 from numbast.diagnostics import BindingError, warn_skipped
 from numbast.intents import IntentSpec, resolve_intents
 from numbast.operators import COMPOUND, python_operator_for
-from numbast.registry import add_overload
+from numbast.runtime import add_overload, make_function_stub
 from numbast.shim_writer import ShimWriterBase
 from numbast.shims import function_call_body, operator_body, shim_name_for
 from numbast.type_mapping import UnsupportedTypeError
@@ -29,16 +29,7 @@ def _make_function_stub(qual_name: str, python_name: str) -> Callable[..., Any]:
     with _STUBS_LOCK:
         stub = _FUNCTION_STUBS.get(qual_name)
         if stub is None:
-
-            def stub(*args: Any) -> Any:
-                raise TypeError(
-                    f"{qual_name} is a CUDA device function bound by numbast: call it inside a "
-                    "@cuda.jit kernel or device function"
-                )
-
-            stub.__name__ = python_name
-            stub.__qualname__ = python_name
-            stub.__doc__ = f"Device function {qual_name} (bound from C++ by numbast)."
+            stub = make_function_stub(qual_name, python_name)
             _FUNCTION_STUBS[qual_name] = stub
         return stub
 

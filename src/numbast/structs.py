@@ -11,23 +11,27 @@ from __future__ import annotations
 
 import functools
 import logging
-import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from numba.cuda import types
-from numba.cuda.cudadecl import registry as typing_registry
-from numba.cuda.cudaimpl import registry as lowering_registry
 from numba.cuda.datamodel.models import StructModel
-from numba.cuda.extending import lower_cast, make_attribute_wrapper
-from numba.cuda.typing.templates import AttributeTemplate, ConcreteTemplate, signature
+from numba.cuda.typing.templates import signature
 
 from ast_canopy.model import Access, Method, MethodKind, Struct, Type, TypeKind
 from numbast.callables import CallPlan, plan_call
 from numbast.diagnostics import BindingError, warn_skipped
 from numbast.intents import ArgIntent
 from numbast.operators import COMPOUND, python_operator_for
-from numbast.registry import add_overload
+from numbast.runtime import (
+    add_conversion,
+    add_implicit_constructor,
+    add_methods,
+    add_overload,
+    make_struct_stub,
+    make_struct_type,
+    register_struct_model,
+)
 from numbast.shim_writer import ShimWriterBase
 from numbast.shims import (
     constructor_body,
@@ -36,12 +40,10 @@ from numbast.shims import (
     operator_body,
     shim_name_for,
 )
-from numbast.struct_types import make_struct_stub, make_struct_type, register_data_model
+from numbast.struct_layout import struct_members
 from numbast.type_mapping import UnsupportedTypeError, register_cxx_type
 
 logger = logging.getLogger(__name__)
-
-_METHODS_LOCK = threading.Lock()
 
 
 def bind_cxx_struct(
@@ -58,21 +60,31 @@ def bind_cxx_struct(
     number-like types, so ``types.float64(x)`` works); ``data_model`` is ``StructModel`` (fields
     as members, C++ layout) or ``PrimitiveModel`` (an opaque bit pattern of the C++ size).
     """
-    try:
-        numba_type = make_struct_type(parent_type, struct_decl)
-        has_members = register_data_model(numba_type, struct_decl, data_model)
-    except (BindingError, UnsupportedTypeError) as exc:
-        warn_skipped("struct", struct_decl.qual_name, str(exc), _where(struct_decl))
+    decl = struct_decl
+    if decl.sizeof_ is None or decl.alignof_ is None:
+        warn_skipped(
+            "struct", decl.qual_name, "its size is unknown (incomplete type)", _where(decl)
+        )
         return None
-    register_cxx_type(struct_decl.qual_name, numba_type)
+    try:
+        numba_type = make_struct_type(parent_type, decl.qual_name, decl.sizeof_, decl.alignof_)
+    except TypeError as exc:
+        warn_skipped("struct", decl.qual_name, str(exc), _where(decl))
+        return None
+    members = None
+    if isinstance(data_model, type) and issubclass(data_model, StructModel):
+        members, reason = struct_members(decl)
+        if members is None:
+            logger.info("%s gets an opaque data model: %s", decl.qual_name, reason)
+    public_fields = [f.name for f in decl.fields if f.access is Access.PUBLIC]
+    register_struct_model(numba_type, data_model, members, public_fields if members else ())
+    register_cxx_type(decl.qual_name, numba_type)
     for alias in aliases:
         register_cxx_type(alias, numba_type)
-    stub = make_struct_stub(struct_decl, numba_type, python_name or struct_decl.name)
+    stub = make_struct_stub(python_name or decl.name, decl.qual_name, numba_type)
 
-    binder = _StructBinder(shim_writer, struct_decl, numba_type, stub)
-    if has_members:
-        binder.bind_fields()
-    for method in struct_decl.methods:
+    binder = _StructBinder(shim_writer, decl, numba_type, stub)
+    for method in decl.methods:
         binder.bind_method(method)
     binder.finish()
     return stub
@@ -114,12 +126,6 @@ class _StructBinder:
         self.numba_type = numba_type
         self.stub = stub
         self.methods: dict[str, list[CallPlan]] = {}
-
-    # -- fields ---------------------------------------------------------------------------
-    def bind_fields(self) -> None:
-        for field in self.decl.fields:
-            if field.access is Access.PUBLIC:
-                make_attribute_wrapper(type(self.numba_type), field.name, field.name)
 
     # -- members --------------------------------------------------------------------------
     def bind_method(self, method: Method) -> None:
@@ -167,13 +173,9 @@ class _StructBinder:
         sig = signature(self.numba_type, *plan.visible_args)
         add_overload(self.stub, sig, plan.lowering(self.shim_writer), self.decl.name)
         if method.kind is MethodKind.CONVERTING_CONSTRUCTOR and not method.is_explicit:
-            source = plan.visible_args[0]
-            self.numba_type.implicit_from.add(source)
-            lowering = plan.lowering(self.shim_writer)
-
-            @lower_cast(source, self.numba_type)
-            def implicit_conversion(context, builder, fromty, toty, val):
-                return lowering(context, builder, signature(toty, fromty), [val])
+            add_implicit_constructor(
+                self.numba_type, plan.visible_args[0], plan.lowering(self.shim_writer)
+            )
 
     def _bind_conversion(self, method: Method) -> None:
         target_type = method.return_type
@@ -184,25 +186,7 @@ class _StructBinder:
             lambda _params, _returns: conversion_body(target_type.canonical_name),
             object_type=self._object(),
         )
-        target = plan.cxx_result
-        lowering = plan.lowering(self.shim_writer)
-
-        @lower_cast(self.numba_type, target)
-        def conversion(context, builder, fromty, toty, val):
-            return lowering(context, builder, signature(toty, fromty), [val])
-
-        # Python's float()/int()/bool() on the object use the conversion, then Numba's cast.
-        for python_builtin, result in _builtin_conversions(target):
-            self._bind_builtin_conversion(python_builtin, result, target, lowering)
-
-    def _bind_builtin_conversion(self, builtin, result, target, conversion_lowering) -> None:
-        numba_type = self.numba_type
-
-        def lower_builtin_call(context, builder, sig, args):
-            converted = conversion_lowering(context, builder, signature(target, numba_type), args)
-            return context.cast(builder, converted, target, result)
-
-        add_overload(builtin, signature(result, numba_type), lower_builtin_call, builtin.__name__)
+        add_conversion(self.numba_type, plan.cxx_result, plan.lowering(self.shim_writer))
 
     def _bind_member_operator(self, method: Method) -> None:
         symbol = method.operator or ""
@@ -236,31 +220,14 @@ class _StructBinder:
     def finish(self) -> None:
         if not self.methods:
             return
-        numba_type = self.numba_type
-        templates: dict[str, type[ConcreteTemplate]] = {}
-        for name, plans in self.methods.items():
-            key = f"{self.decl.qual_name}.{name}"
-            cases = [
-                signature(plan.numba_return_type, *plan.visible_args[1:], recvr=numba_type)
+        overloads = {
+            name: [
+                (plan.visible_args[1:], plan.numba_return_type, plan.lowering(self.shim_writer))
                 for plan in plans
             ]
-            templates[name] = type(
-                f"numbast_method_{name}", (ConcreteTemplate,), {"key": key, "cases": cases}
-            )
-            for plan in plans:
-                lowering_registry.lower(key, *plan.visible_args)(plan.lowering(self.shim_writer))
-
-        class MethodAttributes(AttributeTemplate):
-            key = numba_type
-
-            def generic_resolve(self, value_type, attr):
-                template = templates.get(attr)
-                if template is not None:
-                    return types.BoundFunction(template, value_type)
-                return None
-
-        with _METHODS_LOCK:
-            typing_registry.register_attr(MethodAttributes)
+            for name, plans in self.methods.items()
+        }
+        add_methods(self.numba_type, self.decl.qual_name, overloads)
 
 
 def _value_type_of(decl: Struct) -> Type:
@@ -272,16 +239,6 @@ def _value_type_of(decl: Struct) -> Type:
         sizeof_=decl.sizeof_,
         alignof_=decl.alignof_,
     )
-
-
-def _builtin_conversions(target: types.Type) -> list[tuple[Any, types.Type]]:
-    if isinstance(target, types.Float):
-        return [(float, types.float64)]
-    if isinstance(target, types.Integer):
-        return [(int, types.int64), (float, types.float64)]
-    if isinstance(target, types.Boolean):
-        return [(bool, types.boolean)]
-    return []
 
 
 def _method_text(method: Method) -> str:
