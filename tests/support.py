@@ -79,3 +79,21 @@ def _as_ltoir_bytes(code: Any) -> bytes:
         if isinstance(data, (bytes, bytearray)):
             return bytes(data)
     raise TypeError(f"cannot link {type(code).__name__} into a cubin")
+
+
+BINDING_DATA = __import__("pathlib").Path(__file__).parent / "data" / "binding"
+
+
+def bound_test_header(name: str, **options: Any):
+    """Parse and bind ``tests/data/binding/<name>`` once per process (bindings are global)."""
+    key = (name, tuple(sorted((k, repr(v)) for k, v in options.items())))
+    cached = _BOUND_HEADERS.get(key)
+    if cached is None:
+        from numbast import bind_header
+
+        cached = bind_header(BINDING_DATA / name, **options)
+        _BOUND_HEADERS[key] = cached
+    return cached
+
+
+_BOUND_HEADERS: dict = {}

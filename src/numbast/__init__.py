@@ -24,6 +24,10 @@ _LAZY: dict[str, str] = {
     "register_cxx_type": "numbast.type_mapping",
     "BindingSkippedWarning": "numbast.diagnostics",
     "ArgIntent": "numbast.intents",
+    "element_pointer": "numbast.pointers",
+    "bind_header": "numbast.header",
+    "bind_declarations": "numbast.header",
+    "BoundHeader": "numbast.header",
 }
 
 

@@ -27,7 +27,12 @@ from numbast.runtime import (
 )
 from numbast.shim_writer import ShimWriterBase
 from numbast.shims import ShimParam, render_shim
-from numbast.type_mapping import UnsupportedTypeError, to_numba_type, value_type_name
+from numbast.type_mapping import (
+    UnsupportedTypeError,
+    enum_storage_type,
+    to_numba_type,
+    value_type_name,
+)
 
 # How a shim body is produced from its parameters: (params, returns_value) -> C++ statement.
 BodyFactory = Callable[[Sequence[ShimParam], bool], str]
@@ -82,9 +87,30 @@ def _argument_for(cxx_type: Type, intent: ArgIntent) -> tuple[ShimArgument, Shim
             )
         return ShimArgument(numba_type, POINTER, target.alignof_), shim_param
     numba_type = to_numba_type(cxx_type)
+    if enum_storage_type(cxx_type) is not None:
+        if intent is not ArgIntent.IN or cxx_type.is_reference and not referenced.is_const:
+            raise BindingError(f"enum parameter {cxx_type.name!r} is only bound as an input")
+        # Numba holds enum members as int64: the shim takes that and converts.
+        return ShimArgument(numba_type, COPY, None), _EnumParam(
+            ENUM_TRANSPORT, enum_type=value_type_name(cxx_type)
+        )
     mode = HIDDEN_OUT if intent is ArgIntent.OUT_RETURN else COPY
     shim_param = ShimParam(value_type_name(cxx_type), rvalue=cxx_type.is_rvalue_reference)
     return ShimArgument(numba_type, mode, referenced.alignof_), shim_param
+
+
+# The C++ spelling of the type enum values cross the shim boundary in (Numba's int64).
+ENUM_TRANSPORT = "long long"
+
+
+@dataclass(frozen=True)
+class _EnumParam(ShimParam):
+    """An enum passed as Numba's int64: the shim casts it to the C++ enum type."""
+
+    enum_type: str = ""
+
+    def argument(self, index: int) -> str:
+        return f"static_cast<{self.enum_type}>(*a{index})"
 
 
 @dataclass(frozen=True)
@@ -123,7 +149,13 @@ def plan_call(
     returns_value = return_type is not None and not _is_void(return_type)
     cxx_result = to_numba_type(return_type) if returns_value else None
     result_spelling = value_type_name(return_type) if returns_value else None
-    text = render_shim(shim_name, result_spelling, shim_params, body(shim_params, returns_value))
+    statement = body(shim_params, returns_value)
+    if returns_value and enum_storage_type(return_type) is not None:
+        # Enums come back as Numba's int64.
+        result_spelling = ENUM_TRANSPORT
+        expression = statement.removeprefix("*nbi_ret = ").removesuffix(";")
+        statement = f"*nbi_ret = static_cast<{ENUM_TRANSPORT}>({expression});"
+    text = render_shim(shim_name, result_spelling, shim_params, statement)
     return CallPlan(
         shim_name=shim_name,
         shim_text=text,

@@ -11,7 +11,7 @@ from numba.cuda import types
 
 from ast_canopy.model import Enum_
 from numbast.diagnostics import warn_skipped
-from numbast.type_mapping import UnsupportedTypeError, register_cxx_type, to_numba_type
+from numbast.type_mapping import UnsupportedTypeError, register_cxx_enum, to_numba_type
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +36,9 @@ def bind_cxx_enum(enum_decl: Enum_, python_name: str | None = None) -> type[enum
     }
     py_enum = enum.IntEnum(python_name or enum_decl.name, members)
     py_enum.__doc__ = f"C++ enum {enum_decl.qual_name} (bound by numbast)."
-    register_cxx_type(enum_decl.qual_name, types.IntEnumMember(py_enum, underlying))
+    # Numba types enum members by their Python value (int64); shims convert to and from the
+    # C++ underlying type at the boundary.
+    register_cxx_enum(enum_decl.qual_name, types.IntEnumMember(py_enum, types.int64), underlying)
     return py_enum
 
 

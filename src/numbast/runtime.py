@@ -349,7 +349,9 @@ def add_methods(
             registries.lowering.lower(key, numba_type, *args)(lowering)
 
     class MethodAttributes(AttributeTemplate):
-        key = numba_type
+        # Keyed on the type's class: Numba consults class-keyed templates only when no
+        # instance-keyed one exists, and field attributes are keyed on the class.
+        key = type(numba_type)
 
         def generic_resolve(self, value_type, attr):
             template = templates.get(attr)

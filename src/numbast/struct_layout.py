@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba.cuda import types
 
 from ast_canopy.model import Struct
-from numbast.type_mapping import UnsupportedTypeError, to_numba_type
+from numbast.type_mapping import UnsupportedTypeError, storage_numba_type
 
 
 def natural_layout_mismatch(decl: Struct) -> str | None:
@@ -42,6 +42,6 @@ def struct_members(decl: Struct) -> tuple[list[tuple[str, types.Type]] | None, s
     if reason is not None:
         return None, reason
     try:
-        return [(f.name, to_numba_type(f.type_)) for f in decl.fields], None
+        return [(f.name, storage_numba_type(f.type_)) for f in decl.fields], None
     except UnsupportedTypeError as exc:
         return None, str(exc)

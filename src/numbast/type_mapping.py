@@ -85,6 +85,32 @@ def register_cxx_type(cxx_name: str, numba_type: types.Type) -> None:
         _CXX_TO_NUMBA[_normalize(cxx_name)] = numba_type
 
 
+# C++ enum name -> the integer type that stores it in C++ (its underlying type).
+_ENUM_STORAGE: dict[str, types.Type] = {}
+
+
+def register_cxx_enum(cxx_name: str, numba_type: types.Type, storage: types.Integer) -> None:
+    """Map a C++ enum to ``numba_type`` (the IntEnumMember type Numba infers for its members,
+    which is 64-bit) and remember the ``storage`` integer type of its C++ representation."""
+    register_cxx_type(cxx_name, numba_type)
+    with _LOCK:
+        _ENUM_STORAGE[_normalize(cxx_name)] = storage
+
+
+def enum_storage_type(cxx_type: Type) -> types.Integer | None:
+    """The C++ storage integer type when ``cxx_type`` is (a reference to) a bound enum."""
+    base = cxx_type.referenced()
+    if base.kind is not TypeKind.ENUM:
+        return None
+    return _ENUM_STORAGE.get(value_type_name(base))
+
+
+def storage_numba_type(cxx_type: Type) -> types.Type:
+    """The Numba type with the C++ layout of ``cxx_type``: as to_numba_type, except that
+    enums are their underlying integer (struct members must match the C++ layout)."""
+    return enum_storage_type(cxx_type) or to_numba_type(cxx_type)
+
+
 def registered_numba_type(cxx_name: str) -> types.Type | None:
     return _CXX_TO_NUMBA.get(_normalize(cxx_name))
 

@@ -1,0 +1,78 @@
+"""Structs: constructors of every kind, implicit conversions, conversion operators as casts,
+public fields, const methods, layout of an over-aligned opaque struct."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import cuda
+from numba.cuda import types
+from support import bound_test_header, link_kernel_to_cubin
+
+
+@pytest.fixture(scope="module")
+def lib():
+    # Number-like parent so Numba's number casts (types.float32(x)) apply, as in Numbast.
+    return bound_test_header("structs.cuh", parent_types={"Counter": types.Number})
+
+
+def make_kernel(lib):
+    Counter, Opaque16, counter_value = lib.Counter, lib.Opaque16, lib.counter_value
+
+    def kernel(out):
+        empty = Counter()  # default constructor
+        full = Counter(np.int32(3), np.float32(2.5))  # two-argument constructor
+        one = Counter(np.int32(4))  # converting constructor, called explicitly
+        wide = Counter(np.float64(6.0))  # explicit constructor, called explicitly
+        out[0] = empty.count
+        out[1] = empty.weight
+        out[2] = full.count
+        out[3] = full.weight
+        out[4] = one.count
+        out[5] = wide.weight
+        out[6] = full.scaled(np.int32(10))  # const method
+        out[7] = full.total()
+        out[8] = full.get_secret()  # private field read through a method
+        out[9] = float(full)  # conversion operator float() through Python's float()
+        out[10] = types.float32(full)  # ... and through a Numba cast
+        out[11] = counter_value(np.int32(9))  # implicit converting constructor int -> Counter
+        out[12] = Opaque16(np.uint32(5)).sum()  # over-aligned opaque type by value
+        out[13] = 1.0 if bool(full) else 0.0  # explicit operator bool through bool()
+
+    return kernel
+
+
+def test_public_fields_only(lib):
+    from numba.cuda.extending import as_numba_type
+
+    numba_type = as_numba_type(lib.Counter)
+    assert numba_type.cxx_qual_name == "Counter"
+
+
+def test_stub_cannot_be_instantiated_on_the_host(lib):
+    with pytest.raises(TypeError, match="inside a @cuda.jit kernel"):
+        lib.Counter()
+
+
+def test_kernel_links_to_sm90_cubin(lib):
+    assert link_kernel_to_cubin(make_kernel(lib), (types.float64[:],))[:4] == b"\x7fELF"
+
+
+def test_private_field_is_not_an_attribute(lib):
+    Counter = lib.Counter
+
+    def kernel(out):
+        out[0] = Counter().secret
+
+    with pytest.raises(Exception, match="secret"):
+        link_kernel_to_cubin(kernel, (types.float64[:],))
+
+
+@pytest.mark.gpu
+def test_numbers(lib):
+    kernel = cuda.jit(make_kernel(lib))
+    out = cuda.to_device(np.zeros(14, dtype=np.float64))
+    kernel[1, 1](out)
+    np.testing.assert_allclose(
+        out.copy_to_host(), [0, 1, 3, 2.5, 4, 6, 30, 7.5, 7, 7.5, 7.5, 9, 18, 1]
+    )
