@@ -1,0 +1,98 @@
+"""The one place that loads libclang: ``clang.cindex`` plus the few C functions it does not wrap.
+
+libclang-ng 22 exports ``clang_getUnqualifiedType``, ``clang_getNonReferenceType`` and the
+``clang_Cursor_Evaluate`` family, but ``clang.cindex`` has no Python wrappers for them. They are
+registered here on cindex's own library handle; results go through cindex's own converters
+(``Type.from_result``...), so the types they return keep their translation unit alive like every
+other cindex object.
+"""
+
+from __future__ import annotations
+
+import functools
+from ctypes import c_char_p, c_double, c_int, c_longlong, c_uint, c_ulonglong, c_void_p
+from dataclasses import dataclass
+
+from clang import cindex as ci
+
+# CXEvalResultKind (clang-c/Index.h).
+_EVAL_INT = 1
+_EVAL_FLOAT = 2
+_EVAL_STR_LITERAL = 4
+
+# CXTranslationUnit_VisitImplicitAttributes (not named in cindex): without it, the implicit
+# __host__ __device__ of defaulted special members and constexpr functions is invisible.
+VISIT_IMPLICIT_ATTRIBUTES = 0x2000
+
+
+@functools.cache
+def lib() -> object:
+    """cindex's library handle, with the extra functions registered once."""
+    handle = ci.conf.lib
+    extra = [
+        ("clang_getUnqualifiedType", [ci.Type], ci.Type),
+        ("clang_getNonReferenceType", [ci.Type], ci.Type),
+        ("clang_Cursor_Evaluate", [ci.Cursor], c_void_p),
+        ("clang_EvalResult_getKind", [c_void_p], c_int),
+        ("clang_EvalResult_isUnsignedInt", [c_void_p], c_uint),
+        ("clang_EvalResult_getAsUnsigned", [c_void_p], c_ulonglong),
+        ("clang_EvalResult_getAsLongLong", [c_void_p], c_longlong),
+        ("clang_EvalResult_getAsDouble", [c_void_p], c_double),
+        ("clang_EvalResult_getAsStr", [c_void_p], c_char_p),
+        ("clang_EvalResult_dispose", [c_void_p], None),
+        ("clang_getClangVersion", [], ci._CXString),
+    ]
+    for item in extra:
+        ci.register_function(handle, item, False)
+    return handle
+
+
+@functools.cache
+def clang_version() -> str:
+    """libclang's version string, e.g. ``clang version 22.1.4``; part of the prelude cache key."""
+    return ci._CXString.from_result(lib().clang_getClangVersion())
+
+
+@functools.cache
+def index() -> ci.Index:
+    """One Index per process. ``excludeDecls=True`` makes the top-level cursor walk skip the
+    declarations that come from the precompiled prelude, which are thousands we never keep."""
+    return ci.Index.create(excludeDecls=True)
+
+
+def unqualified(t: ci.Type) -> ci.Type:
+    return ci.Type.from_result(lib().clang_getUnqualifiedType(t), t)
+
+
+def non_reference(t: ci.Type) -> ci.Type:
+    return ci.Type.from_result(lib().clang_getNonReferenceType(t), t)
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """What clang's constant evaluator made of an initializer."""
+
+    kind: str  # "int", "float" or "str"
+    value: int | float | str
+
+
+def evaluate(cursor: ci.Cursor) -> Evaluated | None:
+    """Evaluate a variable's initializer (or an expression) with clang; None if not constant."""
+    handle = lib()
+    result = handle.clang_Cursor_Evaluate(cursor)
+    if not result:
+        return None
+    try:
+        kind = handle.clang_EvalResult_getKind(result)
+        if kind == _EVAL_INT:
+            if handle.clang_EvalResult_isUnsignedInt(result):
+                return Evaluated("int", int(handle.clang_EvalResult_getAsUnsigned(result)))
+            return Evaluated("int", int(handle.clang_EvalResult_getAsLongLong(result)))
+        if kind == _EVAL_FLOAT:
+            return Evaluated("float", float(handle.clang_EvalResult_getAsDouble(result)))
+        if kind == _EVAL_STR_LITERAL:
+            raw = handle.clang_EvalResult_getAsStr(result)
+            return Evaluated("str", raw.decode("utf-8", errors="replace") if raw else "")
+        return None
+    finally:
+        handle.clang_EvalResult_dispose(result)

@@ -1,0 +1,213 @@
+"""The public entry points: parse a CUDA C++ header into ``model.Declarations``.
+
+    decls = parse_declarations_from_source("my_lib.cuh", ["my_lib.cuh"], "sm_90")
+
+One parse: validate the inputs, build the clang command line (``flags``, ``toolchain``), parse
+with the precompiled prelude when there is one (``prelude``), report clang's errors, then walk
+the retained declarations (``extract``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from clang import cindex as ci
+
+from ast_canopy import _libclang, flags, prelude, toolchain
+from ast_canopy.context import Context
+from ast_canopy.errors import ParseError
+from ast_canopy.extract import extract
+from ast_canopy.model import ConstExprVar, Declarations
+
+logger = logging.getLogger(__name__)
+
+_PARSE_OPTIONS = ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES | _libclang.VISIT_IMPLICIT_ATTRIBUTES
+_SEVERITY = {
+    ci.Diagnostic.Ignored: "ignored",
+    ci.Diagnostic.Note: "note",
+    ci.Diagnostic.Warning: "warning",
+    ci.Diagnostic.Error: "error",
+    ci.Diagnostic.Fatal: "fatal error",
+}
+
+
+def format_diagnostic(diagnostic: ci.Diagnostic) -> str:
+    """``file:line:col: severity: message``, the way compilers print it."""
+    location = diagnostic.location
+    where = f"{location.file.name}:{location.line}:{location.column}" if location.file else ""
+    severity = _SEVERITY.get(diagnostic.severity, "error")
+    text = f"{severity}: {diagnostic.spelling}"
+    return f"{where}: {text}" if where else text
+
+
+def _errors(tu: ci.TranslationUnit) -> list[ci.Diagnostic]:
+    return [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+
+
+def _unsupported_arch(errors: list[ci.Diagnostic], arch: str) -> ValueError | None:
+    for diagnostic in errors:
+        if "unsupported CUDA gpu architecture" in diagnostic.spelling or (
+            "GPU arch" in diagnostic.spelling and arch in diagnostic.spelling
+        ):
+            return ValueError(
+                f"clang does not know the GPU arch {arch!r} ({diagnostic.spelling}); use one it "
+                "supports, such as 'sm_80', 'sm_90' or 'sm_100'"
+            )
+    return None
+
+
+def _parse(source: str, args: list[str]) -> tuple[ci.TranslationUnit, list[str]]:
+    """Parse, with the precompiled prelude when possible; returns the TU and the files the
+    prelude read (which the TU itself does not list)."""
+    index = _libclang.index()
+    pre = prelude.prelude_for(args)
+    if pre is not None:
+        try:
+            tu = index.parse(
+                source, args=[*args, "-include-pch", pre.pch_path], options=_PARSE_OPTIONS
+            )
+        except ci.TranslationUnitLoadError:
+            tu = None  # clang refused the PCH outright (a header in it changed)
+        if tu is not None and not _errors(tu):
+            return tu, list(pre.included_files)
+        if tu is None or any(
+            pre.pch_path in d.spelling or "precompiled" in d.spelling for d in _errors(tu)
+        ):
+            prelude.discard(pre)
+        # Otherwise the header itself has errors: parse again without the prelude so that the
+        # diagnostics are exactly those of a plain parse.
+    try:
+        tu = index.parse(source, args=args, options=_PARSE_OPTIONS)
+    except ci.TranslationUnitLoadError as exc:
+        raise ParseError(
+            source, [f"libclang could not parse {source} at all ({exc}); args: {args}"]
+        ) from exc
+    return tu, []
+
+
+def _included_files(source: str, tu: ci.TranslationUnit, from_prelude: list[str]) -> list[str]:
+    seen = dict.fromkeys([os.path.realpath(source)])
+    for path in from_prelude:
+        seen.setdefault(path)
+    for inclusion in tu.get_includes():
+        seen.setdefault(os.path.realpath(inclusion.include.name))
+    return list(seen)
+
+
+def _retained(files_to_retain: Sequence[str], source: str) -> frozenset[str]:
+    if isinstance(files_to_retain, (str, os.PathLike)):
+        raise TypeError(
+            f"files_to_retain must be a list of paths, not the single path {files_to_retain!r}; "
+            f"write [{str(files_to_retain)!r}]"
+        )
+    return frozenset(os.path.realpath(os.fspath(p)) for p in files_to_retain)
+
+
+def _check_dirs(kind: str, dirs: Sequence[str] | None) -> list[str]:
+    checked = []
+    for directory in dirs or ():
+        directory = os.fspath(directory)
+        if directory.startswith("-I"):
+            raise ValueError(f"{kind} entry {directory!r} must be a directory, without -I")
+        if not os.path.isdir(directory):
+            raise FileNotFoundError(f"{kind} directory not found: {directory}")
+        checked.append(directory)
+    return checked
+
+
+def parse_declarations_from_source(
+    source_file_path: str | os.PathLike[str],
+    files_to_retain: Sequence[str | os.PathLike[str]],
+    compute_capability: str | int,
+    cccl_root: str | None = None,
+    cudatoolkit_include_dirs: Sequence[str] | None = None,
+    cxx_standard: str = "c++17",
+    additional_includes: Sequence[str] | None = None,
+    defines: Sequence[str] | None = None,
+    verbose: bool = False,
+    bypass_parse_error: bool = False,
+) -> Declarations:
+    """Parse a CUDA C++ header and return the declarations written in ``files_to_retain``.
+
+    ``compute_capability`` is an arch such as ``"sm_90"`` (``"90"`` and ``"9.0"`` work too).
+    ``cccl_root`` overrides the CCCL headers; ``cudatoolkit_include_dirs`` overrides where the
+    CUDA headers are (the first directory holding ``cuda_runtime.h`` becomes the toolkit, the
+    others are searched as system headers). ``defines`` are ``NAME`` or ``NAME=VALUE``.
+    ``verbose`` logs the clang command line and every diagnostic at INFO level.
+
+    Raises FileNotFoundError for a missing header or include directory, ValueError for an
+    unknown arch or C++ standard, and ParseError listing every clang error unless
+    ``bypass_parse_error`` is set (then whatever clang could read is returned).
+    """
+    source = os.fspath(source_file_path)
+    if not os.path.isfile(source):
+        raise FileNotFoundError(f"header not found: {source}")
+    source = os.path.abspath(source)
+    retained = _retained(files_to_retain, source)
+    arch = flags.normalize_arch(compute_capability)
+    cxx_standard = flags.check_cxx_standard(cxx_standard)
+    includes = _check_dirs("additional_includes", additional_includes)
+    toolkit_dirs = _check_dirs("cudatoolkit_include_dirs", cudatoolkit_include_dirs)
+    tk = toolchain.clang_toolkit(toolkit_dirs or None, cccl_root)
+    args = flags.clang_args(arch, tk, cxx_standard, includes, list(defines or ()))
+    log = logger.info if verbose else logger.debug
+    log("parsing %s: clang %s", source, " ".join(args))
+
+    started = time.perf_counter()
+    tu, prelude_files = _parse(source, args)
+    parsed = time.perf_counter()
+    for diagnostic in tu.diagnostics:
+        log("%s", format_diagnostic(diagnostic))
+    errors = _errors(tu)
+    if errors:
+        arch_error = _unsupported_arch(errors, arch)
+        if arch_error is not None:
+            raise arch_error
+        if not bypass_parse_error:
+            raise ParseError(source, [format_diagnostic(d) for d in errors])
+        logger.warning(
+            "%s: %d clang error(s) ignored (bypass_parse_error=True); declarations may be missing",
+            source,
+            len(errors),
+        )
+
+    decls = extract(Context(tu, retained))
+    decls.included_files = _included_files(source, tu, prelude_files)
+    log(
+        "parsed %s in %.3f s, extracted in %.3f s",
+        source,
+        parsed - started,
+        time.perf_counter() - parsed,
+    )
+    return decls
+
+
+def value_from_constexpr_vardecl(
+    source: str,
+    vardecl_name: str,
+    compute_capability: str | int,
+    cxx_standard: str = "c++17",
+    verbose: bool = False,
+) -> ConstExprVar | None:
+    """Evaluate the constexpr variable ``vardecl_name`` declared in the C++ text ``source``.
+
+    ``vardecl_name`` may be qualified (``ns::kValue``). Returns None when no such constexpr
+    variable exists or clang cannot fold its value to a literal. Raises ParseError if the
+    source does not parse.
+    """
+    with tempfile.TemporaryDirectory(prefix="ast_canopy-constexpr-") as scratch:
+        path = Path(scratch) / "source.cuh"
+        path.write_text(source)
+        # Reuse the whole pipeline for flags and errors, then look the name up in the TU.
+        decls = parse_declarations_from_source(
+            str(path), [str(path)], compute_capability, cxx_standard=cxx_standard, verbose=verbose
+        )
+    for var in decls.constexpr_vars:
+        if vardecl_name in (var.name, var.qual_name):
+            return var
+    return None

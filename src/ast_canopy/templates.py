@@ -1,0 +1,104 @@
+"""Template parameters, function templates, and the template half of class templates."""
+
+from __future__ import annotations
+
+from clang import cindex as ci
+
+from ast_canopy import functions
+from ast_canopy.context import Context
+from ast_canopy.model import FunctionTemplate, TemplateParam, TemplateParamKind
+
+_CK = ci.CursorKind
+
+TEMPLATE_PARAM_KINDS = {
+    _CK.TEMPLATE_TYPE_PARAMETER: TemplateParamKind.TYPE,
+    _CK.TEMPLATE_NON_TYPE_PARAMETER: TemplateParamKind.NON_TYPE,
+    _CK.TEMPLATE_TEMPLATE_PARAMETER: TemplateParamKind.TEMPLATE,
+}
+_OPENERS = {"(": 1, "[": 1, "{": 1, "<": 1}
+_CLOSERS = {")": 1, "]": 1, "}": 1, ">": 1, ">>": 2}
+
+
+def _split_default(ctx: Context, tokens: list[ci.Token]) -> tuple[list[str], str | None]:
+    """Spellings before the top-level ``=`` and the default's text after it (None if none).
+
+    libclang exposes neither a template parameter's default nor whether it is a pack, but both
+    are plain in its tokens. Angle brackets count as nesting so that the ``=`` inside a template
+    template parameter's own parameter list (``template <class U = int> class TT``) is skipped.
+    """
+    spellings = [t.spelling for t in tokens]
+    depth = 0
+    for i, tok in enumerate(spellings):
+        if tok in _OPENERS:
+            depth += 1
+        elif tok in _CLOSERS:
+            depth -= _CLOSERS[tok]
+        elif tok == "=" and depth <= 0:
+            rest = tokens[i + 1 :]
+            return spellings[:i], (ctx.tokens_text(rest) if rest else None)
+    return spellings, None
+
+
+def template_param(ctx: Context, cursor: ci.Cursor) -> TemplateParam:
+    kind = TEMPLATE_PARAM_KINDS[cursor.kind]
+    head, default = _split_default(ctx, list(cursor.get_tokens()))
+    return TemplateParam(
+        name=cursor.spelling,
+        kind=kind,
+        type_=ctx.types.make(cursor.type) if kind is TemplateParamKind.NON_TYPE else None,
+        default=default,
+        is_pack="..." in head,
+    )
+
+
+def template_params(ctx: Context, cursor: ci.Cursor) -> tuple[TemplateParam, ...]:
+    return tuple(
+        template_param(ctx, child)
+        for child in cursor.get_children()
+        if child.kind in TEMPLATE_PARAM_KINDS
+    )
+
+
+def min_required_args(params: tuple[TemplateParam, ...]) -> int:
+    return sum(1 for p in params if p.default is None and not p.is_pack)
+
+
+def make_function_template(
+    ctx: Context, cursor: ci.Cursor, scope: str, parent_qual_name: str | None = None
+) -> FunctionTemplate:
+    """A free function template, or a member template when ``parent_qual_name`` is given."""
+    params = template_params(ctx, cursor)
+    if parent_qual_name is None:
+        function = functions.make_function(ctx, cursor, scope)
+    else:
+        function = functions.make_method(ctx, cursor, parent_qual_name)
+    return FunctionTemplate(params, function, min_required_args(params))
+
+
+def record_kind_of_template(cursor: ci.Cursor) -> ci.CursorKind:
+    """STRUCT_DECL, CLASS_DECL or UNION_DECL for a class template cursor."""
+    return ci.CursorKind.from_id(ci.conf.lib.clang_getTemplateCursorKind(cursor))
+
+
+def split_template_arguments(display_name: str) -> tuple[str, ...]:
+    """``"Vec<float, 3>"`` -> ``("float", "3")``, splitting at top-level commas only."""
+    start = display_name.find("<")
+    if start < 0 or not display_name.endswith(">"):
+        return ()
+    inner = display_name[start + 1 : -1]
+    args: list[str] = []
+    depth = 0
+    current = []
+    for ch in inner:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            args.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    if "".join(current).strip():
+        args.append("".join(current).strip())
+    return tuple(args)
