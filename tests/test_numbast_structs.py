@@ -38,6 +38,12 @@ def make_kernel(lib):
         out[11] = counter_value(np.int32(9))  # implicit converting constructor int -> Counter
         out[12] = Opaque16(np.uint32(5)).sum()  # over-aligned opaque type by value
         out[13] = 1.0 if bool(full) else 0.0  # explicit operator bool through bool()
+        mutable = Counter(np.int32(1), np.float32(1.0))
+        mutable.bump(np.int32(5))  # non-const method: updates `mutable` in place, as in C++
+        out[14] = mutable.count
+        out[15] = mutable.take(np.int32(2))  # returns 40 and leaves count == 4
+        out[16] = mutable.count
+        out[17] = full.count  # untouched
 
     return kernel
 
@@ -71,8 +77,8 @@ def test_private_field_is_not_an_attribute(lib):
 @pytest.mark.gpu
 def test_numbers(lib):
     kernel = cuda.jit(make_kernel(lib))
-    out = cuda.to_device(np.zeros(14, dtype=np.float64))
+    out = cuda.to_device(np.zeros(18, dtype=np.float64))
     kernel[1, 1](out)
     np.testing.assert_allclose(
-        out.copy_to_host(), [0, 1, 3, 2.5, 4, 6, 30, 7.5, 7, 7.5, 7.5, 9, 18, 1]
+        out.copy_to_host(), [0, 1, 3, 2.5, 4, 6, 30, 7.5, 7, 7.5, 7.5, 9, 18, 1, 6, 40, 4, 3]
     )

@@ -58,7 +58,7 @@ class CallPlan:
     def signature(self, receiver: types.Type | None = None) -> Signature:
         return signature(self.numba_return_type, *self.visible_args, recvr=receiver)
 
-    def lowering(self, shims: ShimWriterBase):
+    def lowering(self, shims: ShimWriterBase, returns_updated_object: bool = False):
         """A Numba lowering that writes the shim (once) and calls it."""
         return shim_lowering(
             shims,
@@ -68,6 +68,7 @@ class CallPlan:
             self.cxx_result,
             self.result_align,
             self.returns_first_argument,
+            returns_updated_object,
         )
 
 

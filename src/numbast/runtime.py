@@ -20,7 +20,13 @@ from numba.cuda.cudaimpl import registry as default_lowering_registry
 from numba.cuda.datamodel.models import PrimitiveModel, StructModel
 from numba.cuda.extending import as_numba_type, lower_cast, make_attribute_wrapper, register_model
 from numba.cuda.typeconv import Conversion
-from numba.cuda.typing.templates import AttributeTemplate, ConcreteTemplate, Signature, signature
+from numba.cuda.typing.templates import (
+    AbstractTemplate,
+    AttributeTemplate,
+    ConcreteTemplate,
+    Signature,
+    signature,
+)
 
 # How an argument reaches the shim (every shim parameter is a pointer).
 COPY = "copy"  # the kernel passes a value; the shim gets a pointer to an aligned copy
@@ -104,8 +110,12 @@ def shim_lowering(
     result_type: types.Type | None,
     result_align: int | None = None,
     returns_first_argument: bool = False,
+    returns_updated_object: bool = False,
 ) -> Callable:
     """A Numba lowering that records the shim with ``shims`` and calls it.
+
+    ``returns_updated_object`` (non-const methods): return ``(result, object after the call)``
+    so that the caller can store the object back where it came from.
 
     ``shims`` provides ``write_to_shim(text, name)`` and ``link_object()``: a shim writer for
     dynamic bindings, the module's precompiled shim library for static ones.
@@ -126,6 +136,10 @@ def shim_lowering(
         if returns_first_argument:
             return builder.load(slots[0])
         produced = ([result] if result_type is not None else []) + outputs
+        if returns_updated_object:
+            value = produced[0] if produced else context.get_dummy_value()
+            pair_type = types.Tuple((return_type, arguments[0].numba_type))
+            return context.make_tuple(builder, pair_type, [value, builder.load(slots[0])])
         if not produced:
             return context.get_dummy_value()
         if len(produced) == 1:
@@ -358,3 +372,131 @@ def add_methods(
             return types.BoundFunction(template, value_type) if template else None
 
     registries.typing.register_attr(MethodAttributes)
+
+
+# -- non-const methods ------------------------------------------------------------------------
+#
+# Numba values are immutable, so a C++ method that modifies its object cannot change the
+# caller's variable by itself. A rewrite before type inference turns ``r = obj.m(args)``, for
+# method names that some bound type declares non-const, into
+#     t = numbast_mutating_m(obj, args); r = t[0]; obj = t[1]
+# (and stores ``obj`` back into ``arr[i]`` when it was read from there). For types that do not
+# bind a non-const ``m`` the helper calls the method normally and returns ``obj`` unchanged.
+
+_MUTATORS: dict[tuple[type, str], list[tuple[Signature, Callable]]] = {}
+_MUTATING_STUBS: dict[str, Callable] = {}
+
+
+def add_mutating_methods(
+    numba_type,
+    methods: dict[str, list[tuple[tuple[types.Type, ...], types.Type, Callable]]],
+    registries: Registries = DEFAULT_REGISTRIES,
+) -> None:
+    """Non-const methods by name -> overloads as (argument types without the object, C++
+    result type, lowering returning ``(result, updated object)``)."""
+    _install_mutation_rewrite()
+    for name, overloads in methods.items():
+        cases = _MUTATORS.setdefault((type(numba_type), name), [])
+        for args, ret, lowering in overloads:
+            pair = types.Tuple((ret, numba_type))
+            cases.append((signature(pair, numba_type, *args), lowering))
+        _mutating_stub(name, registries)
+
+
+def _mutating_stub(name: str, registries: Registries) -> Callable:
+    stub = _MUTATING_STUBS.get(name)
+    if stub is not None:
+        return stub
+    stub = make_function_stub(f"<mutating call of .{name}()>", f"numbast_mutating_{name}")
+
+    class MutatingCall(AbstractTemplate):
+        key = stub
+
+        def generic(self, args, kws):
+            if not args:
+                return None
+            own = _MUTATORS.get((type(args[0]), name))
+            if own is not None:
+                cases = [sig for sig, _ in own]
+                return self.context.resolve_overload(stub, cases, args, kws)
+            method = self.context.resolve_getattr(args[0], name)
+            if method is None:
+                return None
+            sig = self.context.resolve_function_type(method, tuple(args[1:]), kws)
+            if sig is None:
+                return None
+            return signature(types.Tuple((sig.return_type, args[0])), args[0], *sig.args)
+
+    def lower_mutating_call(context, builder, sig, args):
+        object_type = sig.args[0]
+        for case, lowering in _MUTATORS.get((type(object_type), name), ()):
+            if case.args == sig.args:
+                return lowering(context, builder, case, args)
+        method = context.typing_context.resolve_getattr(object_type, name)
+        method_sig = signature(sig.return_type.types[0], object_type, *sig.args[1:])
+        result = context.get_function(method, method_sig)(builder, args)
+        return context.make_tuple(builder, sig.return_type, [result, args[0]])
+
+    registries.typing.register_global(stub, types.Function(MutatingCall))
+    registries.lowering.lower(stub, types.VarArg(types.Any))(lower_mutating_call)
+    _MUTATING_STUBS[name] = stub
+    return stub
+
+
+_REWRITE_INSTALLED = []
+
+
+def _install_mutation_rewrite() -> None:
+    if _REWRITE_INSTALLED:
+        return
+    from numba.cuda.core import ir
+    from numba.cuda.core.rewrites import Rewrite, register_rewrite
+
+    @register_rewrite("before-inference")
+    class RewriteMutatingMethodCalls(Rewrite):
+        def match(self, func_ir, block, typemap, calltypes):
+            self.block = block
+            self.definitions = {}
+            self.calls = []
+            for inst in block.body:
+                if not isinstance(inst, ir.assign_types) or not isinstance(
+                    inst.value, ir.expr_types
+                ):
+                    continue
+                expr = inst.value
+                self.definitions[inst.target.name] = expr
+                if expr.op == "call" and expr.func.name in self.definitions:
+                    callee = self.definitions[expr.func.name]
+                    if callee.op == "getattr" and callee.attr in _MUTATING_STUBS:
+                        self.calls.append(inst)
+            return bool(self.calls)
+
+        def apply(self):
+            block = self.block.copy()
+            block.clear()
+            scope = self.block.scope
+            for inst in self.block.body:
+                if inst not in self.calls:
+                    block.append(inst)
+                    continue
+                loc = inst.loc
+                callee = self.definitions[inst.value.func.name]
+                obj = callee.value
+                stub = _MUTATING_STUBS[callee.attr]
+                stub_var = scope.redefine("$numbast_mutator", loc)
+                block.append(ir.Assign(ir.Global(stub.__name__, stub, loc), stub_var, loc))
+                pair = scope.redefine("$numbast_mutated", loc)
+                call = ir.Expr.call(stub_var, [obj, *inst.value.args], inst.value.kws, loc)
+                block.append(ir.Assign(call, pair, loc))
+                block.append(
+                    ir.Assign(ir.Expr.static_getitem(pair, 0, None, loc), inst.target, loc)
+                )
+                block.append(ir.Assign(ir.Expr.static_getitem(pair, 1, None, loc), obj, loc))
+                source = self.definitions.get(obj.name)
+                if source is not None and source.op in ("getitem", "static_getitem"):
+                    index = source.index if source.op == "getitem" else source.index_var
+                    if index is not None:
+                        block.append(ir.SetItem(source.value, index, obj, loc))
+            return block
+
+    _REWRITE_INSTALLED.append(RewriteMutatingMethodCalls)

@@ -27,6 +27,7 @@ from numbast.runtime import (
     add_conversion,
     add_implicit_constructor,
     add_methods,
+    add_mutating_methods,
     add_overload,
     make_struct_stub,
     make_struct_type,
@@ -126,6 +127,7 @@ class _StructBinder:
         self.numba_type = numba_type
         self.stub = stub
         self.methods: dict[str, list[CallPlan]] = {}
+        self.mutating: dict[str, list[CallPlan]] = {}
 
     # -- members --------------------------------------------------------------------------
     def bind_method(self, method: Method) -> None:
@@ -215,6 +217,8 @@ class _StructBinder:
             object_type=self._object(),
         )
         self.methods.setdefault(method.name, []).append(plan)
+        if not method.is_const:
+            self.mutating.setdefault(method.name, []).append(plan)
 
     # -- registration ---------------------------------------------------------------------
     def finish(self) -> None:
@@ -228,6 +232,19 @@ class _StructBinder:
             for name, plans in self.methods.items()
         }
         add_methods(self.numba_type, self.decl.qual_name, overloads)
+        if self.mutating:
+            mutators = {
+                name: [
+                    (
+                        plan.visible_args[1:],
+                        plan.numba_return_type,
+                        plan.lowering(self.shim_writer, returns_updated_object=True),
+                    )
+                    for plan in plans
+                ]
+                for name, plans in self.mutating.items()
+            }
+            add_mutating_methods(self.numba_type, mutators)
 
 
 def _value_type_of(decl: Struct) -> Type:

@@ -19,7 +19,8 @@ struct Counter {
   __device__ int scaled(int by) const { return count * by; }
   __device__ float total() const { return count * weight; }
   __device__ int get_secret() const { return secret; }
-  __device__ void bump(int by) { count += by; }
+  __device__ void bump(int by) { count += by; }                 // non-const: mutates
+  __device__ int take(int n) { count -= n; return count * 10; }   // mutates and returns
 
   __device__ operator float() const { return count * weight; }
   __device__ explicit operator bool() const { return count != 0; }
