@@ -55,8 +55,9 @@ def _unsupported_arch(errors: list[ci.Diagnostic], arch: str) -> ValueError | No
             "GPU arch" in diagnostic.spelling and arch in diagnostic.spelling
         ):
             return ValueError(
-                f"clang does not know the GPU arch {arch!r} ({diagnostic.spelling}); use one it "
-                "supports, such as 'sm_80', 'sm_90' or 'sm_100'"
+                f"clang cannot target the GPU arch {arch!r} with this CUDA toolkit "
+                f"({diagnostic.spelling}); use one both support, such as 'sm_80', 'sm_90' or "
+                "'sm_100'"
             )
     return None
 

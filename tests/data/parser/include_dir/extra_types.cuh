@@ -1,0 +1,6 @@
+// Found only through additional_includes=[".../include_dir"].
+#pragma once
+
+struct ExtraType {
+    int value;
+};
