@@ -180,6 +180,18 @@ def test_parameter_and_return_types():
     assert builtins == [("char", 1), ("bool", 1), ("double", 8)]
     assert functions["take_builtin"].return_type.kind is TypeKind.BUILTIN
 
+    # The parameters of a function type in the return type are not the function's own.
+    pick_op = functions["pick_op"]
+    assert [(p.name, p.type_.name) for p in pick_op.params] == [("which", "int")]
+    assert pick_op.return_type.name == "int (*)(int, int)"
+    assert pick_op.return_type.pointee.kind is TypeKind.FUNCTION
+    op, _ = functions["apply"].params
+    assert (op.name, op.type_.kind, op.type_.pointee.name) == (
+        "op",
+        TypeKind.POINTER,
+        "int (int, int)",
+    )
+
     (rec,) = decls.structs
     values = rec.fields[0].type_
     assert (values.array_extents, values.pointee.name, values.sizeof_) == ((2, 3), "int", 24)

@@ -97,6 +97,16 @@ def effective_kind(cursor: ci.Cursor) -> ci.CursorKind:
     return kind
 
 
+def _param(ctx: Context, cursor: ci.Cursor) -> ParamVar:
+    param_type = cursor.type
+    if param_type.get_canonical().kind in _ARRAYS:
+        # An `int a[3]` parameter is an `int *` (the ABI and the mangled name say so).
+        model_type = ctx.types.decayed_array(param_type)
+    else:
+        model_type = ctx.types.make(param_type)
+    return ParamVar(cursor.spelling, model_type, default_value_of(ctx, cursor))
+
+
 def _pretty_head(ctx: Context, cursor: ci.Cursor) -> tuple[str, tuple[str, ...], str]:
     """(specifiers before the name, attribute names, pretty text) from clang's printer."""
     text = cursor.pretty_printed(ctx.policy)
@@ -112,23 +122,24 @@ def _pretty_head(ctx: Context, cursor: ci.Cursor) -> tuple[str, tuple[str, ...],
 def function_fields(ctx: Context, cursor: ci.Cursor, scope: str) -> dict[str, Any]:
     """Keyword arguments shared by Function and Method."""
     host = device = is_global = False
-    params: list[ParamVar] = []
+    param_cursors: list[ci.Cursor] = []
     for child in cursor.get_children():
         child_kind = child.kind
         if child_kind == _CK.PARM_DECL:
-            param_type = child.type
-            if param_type.get_canonical().kind in _ARRAYS:
-                # An `int a[3]` parameter is an `int *` (the ABI and the mangled name say so).
-                model_type = ctx.types.decayed_array(param_type)
-            else:
-                model_type = ctx.types.make(param_type)
-            params.append(ParamVar(child.spelling, model_type, default_value_of(ctx, child)))
+            param_cursors.append(child)
         elif child_kind == _CK.CUDADEVICE_ATTR:
             device = True
         elif child_kind == _CK.CUDAHOST_ATTR:
             host = True
         elif child_kind == _CK.CUDAGLOBAL_ATTR:
             is_global = True
+    function_type = cursor.type
+    if function_type.kind == ci.TypeKind.FUNCTIONPROTO:
+        # Parameters of a function type written in the return type (`int (*f())(int)`) are
+        # PARM_DECL children too, visited before the function's own, which come last.
+        count = len(function_type.argument_types())
+        param_cursors = param_cursors[len(param_cursors) - count :] if count else []
+    params = tuple(_param(ctx, child) for child in param_cursors)
     head, pretty_attrs, text = _pretty_head(ctx, cursor)
     cuda_attrs = tuple(
         name
@@ -136,7 +147,6 @@ def function_fields(ctx: Context, cursor: ci.Cursor, scope: str) -> dict[str, An
         if present
     )
     name = cursor.spelling
-    function_type = cursor.type
     file, line = ctx.position(cursor)
     is_template = cursor.kind == _CK.FUNCTION_TEMPLATE
     kind = effective_kind(cursor) if is_template else cursor.kind
@@ -144,7 +154,7 @@ def function_fields(ctx: Context, cursor: ci.Cursor, scope: str) -> dict[str, An
         "name": name,
         "qual_name": f"{scope}{name}",
         "return_type": ctx.types.make(cursor.result_type),
-        "params": tuple(params),
+        "params": params,
         "exec_space": exec_space_of(host, device, is_global),
         # A template has no symbol until instantiated.
         "mangled_name": "" if is_template else cursor.mangled_name,

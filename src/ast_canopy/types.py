@@ -122,8 +122,9 @@ class TypeFactory:
             is_const=t.is_const_qualified(),
             pointee=pointee,
             array_extents=extents,
-            sizeof_=_layout(size),
-            alignof_=_layout(t.get_align()),
+            # GNU C gives function types a size of 1; no C++ code can use it.
+            sizeof_=None if kind is TypeKind.FUNCTION else _layout(size),
+            alignof_=None if kind is TypeKind.FUNCTION else _layout(t.get_align()),
         )
 
     @staticmethod

@@ -11,3 +11,5 @@ __device__ void take_refs(Rec &r, const Rec &cr, Rec &&rr);
 __device__ const Rec *give_pointer();
 __device__ void take_array(int (&arr)[4]);
 __device__ unsigned long long take_builtin(char c, bool b, double d);
+__device__ int (*pick_op(int which))(int, int);
+__device__ int apply(int (*op)(int, int), int a);
