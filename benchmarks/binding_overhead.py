@@ -97,7 +97,7 @@ def time_cxx(x, out, b, c, n, grid, runs):
         np.float32(c),
         np.int32(n),
     )
-    timing = EventOptions(enable_timing=True)
+    timing = EventOptions(timing_enabled=True)
     for _ in range(3):
         launch(stream, config, kernel, *args)
     stream.sync()

@@ -9,33 +9,42 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-
-from numba.cuda import types
-from numba.cuda.typing.templates import Signature, signature
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ast_canopy.model import Type, TypeKind
+from numbast.cxx_types import TypeTable, UnsupportedTypeError, value_type_name
 from numbast.diagnostics import BindingError
 from numbast.intents import ArgIntent
-from numbast.runtime import (
-    COPY,
-    HIDDEN_OUT,
-    POINTER,
-    ShimArgument,
-    call_return_type,
-    shim_lowering,
-    visible_argument_types,
-)
-from numbast.shim_writer import ShimWriterBase
 from numbast.shims import ShimParam, render_shim
-from numbast.type_mapping import (
-    UnsupportedTypeError,
-    enum_storage_type,
-    to_numba_type,
-    value_type_name,
-)
+
+if TYPE_CHECKING:
+    from numba.cuda import types
+    from numba.cuda.typing.templates import Signature
+
+    from numbast.shim_writer import ShimWriterBase
+
+# Planning imports no Numba (the static generator plans without it), so the argument record and
+# its modes are defined here with the same fields and values as in numbast.runtime, whose
+# functions read them by attribute; tests/test_static_planning.py checks that they agree.
+COPY = "copy"  # the kernel passes a value; the shim gets a pointer to an aligned copy
+POINTER = "pointer"  # the kernel passes a pointer (inout_ptr / out_ptr); passed through
+HIDDEN_OUT = "hidden_out"  # out_return: not a kernel argument; written by the shim, returned
+
+
+class ShimArgument(NamedTuple):
+    numba_type: Any  # the value's type (for POINTER: the pointee's type)
+    mode: str = COPY
+    align: int | None = None  # the C++ alignment when it exceeds Numba's
+
 
 # How a shim body is produced from its parameters: (params, returns_value) -> C++ statement.
 BodyFactory = Callable[[Sequence[ShimParam], bool], str]
+
+
+def _numba_type_table() -> TypeTable:
+    from numbast.type_mapping import NUMBA_TYPE_TABLE
+
+    return NUMBA_TYPE_TABLE
 
 
 @dataclass(frozen=True)
@@ -47,19 +56,28 @@ class CallPlan:
     result_align: int | None
     returns_first_argument: bool = False  # compound assignment: return the updated operand
 
+    # The members below need Numba types in the plan (dynamic binding), hence the local imports.
     @property
     def visible_args(self) -> tuple[types.Type, ...]:
+        from numbast.runtime import visible_argument_types
+
         return visible_argument_types(self.arguments)
 
     @property
     def numba_return_type(self) -> types.Type:
+        from numbast.runtime import call_return_type
+
         return call_return_type(self.arguments, self.cxx_result, self.returns_first_argument)
 
     def signature(self, receiver: types.Type | None = None) -> Signature:
+        from numba.cuda.typing.templates import signature
+
         return signature(self.numba_return_type, *self.visible_args, recvr=receiver)
 
     def lowering(self, shims: ShimWriterBase, returns_updated_object: bool = False):
         """A Numba lowering that writes the shim (once) and calls it."""
+        from numbast.runtime import shim_lowering
+
         return shim_lowering(
             shims,
             self.shim_name,
@@ -72,14 +90,16 @@ class CallPlan:
         )
 
 
-def _argument_for(cxx_type: Type, intent: ArgIntent) -> tuple[ShimArgument, ShimParam]:
+def _argument_for(
+    cxx_type: Type, intent: ArgIntent, type_table: TypeTable
+) -> tuple[ShimArgument, ShimParam]:
     referenced = cxx_type.referenced()
     if intent in (ArgIntent.INOUT_PTR, ArgIntent.OUT_PTR):
         # The kernel passes a pointer to the value the C++ reference or pointer designates.
         target = referenced.pointee if referenced.is_pointer else referenced
         if target is None:
             raise BindingError(f"cannot take a pointer intent on {cxx_type.name!r}")
-        numba_type = to_numba_type(target)
+        numba_type = type_table.to_type(target)
         shim_param = ShimParam(value_type_name(target))
         if referenced.is_pointer:
             # The C++ parameter is itself a pointer: pass the pointer value through.
@@ -87,8 +107,8 @@ def _argument_for(cxx_type: Type, intent: ArgIntent) -> tuple[ShimArgument, Shim
                 shim_param.value_type
             )
         return ShimArgument(numba_type, POINTER, target.alignof_), shim_param
-    numba_type = to_numba_type(cxx_type)
-    if enum_storage_type(cxx_type) is not None:
+    numba_type = type_table.to_type(cxx_type)
+    if type_table.enum_storage(cxx_type) is not None:
         if intent is not ArgIntent.IN or cxx_type.is_reference and not referenced.is_const:
             raise BindingError(f"enum parameter {cxx_type.name!r} is only bound as an input")
         # Numba holds enum members as int64: the shim takes that and converts.
@@ -128,14 +148,18 @@ def plan_call(
     return_type: Type | None,
     body: BodyFactory,
     *,
-    object_type: tuple[types.Type, str, int | None] | None = None,
+    object_type: tuple[Any, str, int | None] | None = None,
     returns_first_argument: bool = False,
+    type_table: TypeTable | None = None,
 ) -> CallPlan:
     """Build the plan for a callable with C++ ``params`` and ``return_type``.
 
     ``object_type`` is (Numba type, C++ spelling, alignment) of the object a method is called
-    on; it becomes the first shim parameter. Raises BindingError / UnsupportedTypeError.
+    on; it becomes the first shim parameter. ``type_table`` maps the C++ types (default:
+    Numba's, as bound so far). Raises BindingError / UnsupportedTypeError.
     """
+    if type_table is None:
+        type_table = _numba_type_table()
     arguments: list[ShimArgument] = []
     shim_params: list[ShimParam] = []
     if object_type is not None:
@@ -143,15 +167,15 @@ def plan_call(
         arguments.append(ShimArgument(numba_object, COPY, object_align))
         shim_params.append(ShimParam(cxx_object))
     for cxx_type, intent in params:
-        argument, shim_param = _argument_for(cxx_type, intent)
+        argument, shim_param = _argument_for(cxx_type, intent, type_table)
         arguments.append(argument)
         shim_params.append(shim_param)
 
     returns_value = return_type is not None and not _is_void(return_type)
-    cxx_result = to_numba_type(return_type) if returns_value else None
+    cxx_result = type_table.to_type(return_type) if returns_value else None
     result_spelling = value_type_name(return_type) if returns_value else None
     statement = body(shim_params, returns_value)
-    if returns_value and enum_storage_type(return_type) is not None:
+    if returns_value and type_table.enum_storage(return_type) is not None:
         # Enums come back as Numba's int64.
         result_spelling = ENUM_TRANSPORT
         expression = statement.removeprefix("*nbi_ret = ").removesuffix(";")

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ast_canopy.model import Function
-from numbast.callables import plan_call
+from numbast.declaration_plans import location_of, plan_function, signature_text
 from numbast.diagnostics import BindingError, warn_skipped
-from numbast.intents import IntentSpec, resolve_intents
-from numbast.operators import COMPOUND, python_operator_for
+from numbast.intents import IntentSpec
 from numbast.runtime import add_overload, make_function_stub
 from numbast.shim_writer import ShimWriterBase
-from numbast.shims import function_call_body, operator_body, shim_name_for
 from numbast.type_mapping import UnsupportedTypeError
 
 logger = logging.getLogger(__name__)
@@ -34,13 +31,9 @@ def _make_function_stub(qual_name: str, python_name: str) -> Callable[..., Any]:
         return stub
 
 
-def _signature_text(func: Function) -> str:
-    params = ", ".join(p.type_.canonical_name for p in func.params)
-    return f"{func.qual_name}({params})"
-
-
-def _where(func: Function) -> str:
-    return f"{func.file}:{func.line}" if func.file else ""
+# The planning (which checks, shim, operator) is shared with the static generator.
+_signature_text = signature_text
+_where = location_of
 
 
 def bind_cxx_function(
@@ -72,57 +65,16 @@ def _bind(
     arg_intents: IntentSpec | None,
     python_name: str | None,
 ) -> Callable[..., Any]:
-    if not func.exec_space.is_device_callable:
-        raise BindingError(f"it is a {func.exec_space.value} function, not callable on the device")
-    if func.is_deleted:
-        raise BindingError("it is deleted")
-    if func.is_variadic:
-        raise BindingError("variadic functions cannot be bound")
-
-    intents = resolve_intents(func.qual_name, func.params, arg_intents)
-    params = [(p.type_, intent) for p, intent in zip(func.params, intents, strict=True)]
-    shim_name = shim_name_for(func.mangled_name, _signature_text(func))
-
-    if func.operator is not None:
-        key = python_operator_for(func.operator, len(func.params))
-        if key is None:
-            raise BindingError(
-                f"operator{func.operator} with {len(func.params)} operand(s) has no Python "
-                "counterpart"
-            )
-        compound = func.operator in COMPOUND
-        if compound and not func.params[0].type_.is_lvalue_reference:
-            raise BindingError(f"operator{func.operator} does not take its left operand by &")
-        plan = plan_call(
-            shim_name,
-            params,
-            None if compound else func.return_type,
-            functools.partial(_operator_body, func.operator),
-            returns_first_argument=compound,
-        )
-        label = f"operator_{key.__name__}"
+    planned = plan_function(func, arg_intents)
+    plan = planned.call
+    if planned.operator is not None:
+        key = planned.operator
     else:
-        plan = plan_call(
-            shim_name,
-            params,
-            func.return_type,
-            functools.partial(function_call_body, _callee_spelling(func)),
-        )
         key = _make_function_stub(func.qual_name, python_name or func.name)
-        label = func.name
-    added = add_overload(key, plan.signature(), plan.lowering(shim_writer), label)
+    added = add_overload(key, plan.signature(), plan.lowering(shim_writer), planned.label)
     if not added:
         logger.debug("%s already bound with this signature", _signature_text(func))
     return key
-
-
-def _operator_body(symbol: str, params, returns_value: bool) -> str:
-    return operator_body(symbol, params, returns_value)
-
-
-def _callee_spelling(func: Function) -> str:
-    # Qualified with a leading :: so a same-named shim-local name can never capture the call.
-    return f"::{func.qual_name}" if not func.qual_name.startswith("::") else func.qual_name
 
 
 def bind_cxx_functions(

@@ -314,35 +314,57 @@ def add_implicit_constructor(numba_type, source_type, lowering: Callable) -> Non
         return lowering(context, builder, signature(toty, fromty), [val])
 
 
-def _builtin_conversions(target: types.Type) -> list[tuple[Any, types.Type]]:
+def _builtin_for(target: types.Type):
+    """The Python builtin a conversion to ``target`` serves: float(), int() or bool()."""
     if isinstance(target, types.Float):
-        return [(float, types.float64)]
+        return float, types.float64
     if isinstance(target, types.Integer):
-        return [(int, types.int64), (float, types.float64)]
+        return int, types.int64
     if isinstance(target, types.Boolean):
-        return [(bool, types.boolean)]
-    return []
+        return bool, types.boolean
+    return None
+
+
+def _conversion_rank(target: types.Type) -> int:
+    return getattr(target, "bitwidth", 0)
+
+
+_BUILTIN_CONVERSIONS: dict[tuple[type, Any], types.Type] = {}
 
 
 def add_conversion(
     numba_type, target, lowering: Callable, registries: Registries = DEFAULT_REGISTRIES
 ) -> None:
-    """A conversion operator: casts to ``target`` (``types.float64(x)``) and, for numbers,
-    Python's ``float(x)`` / ``int(x)`` / ``bool(x)``."""
+    """A conversion operator: casts to ``target`` (``types.float64(x)``), and Python's
+    ``float(x)`` / ``int(x)`` / ``bool(x)`` through the widest conversion of that kind (a C++
+    type often converts to float, short, int...: ``float(x)`` must use ``operator float``)."""
 
     @lower_cast(numba_type, target)
     def conversion(context, builder, fromty, toty, val):
         return lowering(context, builder, signature(toty, fromty), [val])
 
-    for builtin, result in _builtin_conversions(target):
+    builtin = _builtin_for(target)
+    if builtin is None:
+        return
+    python_builtin, result = builtin
+    slot = (type(numba_type), python_builtin)
+    current = _BUILTIN_CONVERSIONS.get(slot)
+    if current is not None and _conversion_rank(current) >= _conversion_rank(target):
+        return
+    _BUILTIN_CONVERSIONS[slot] = target
 
-        def lower_builtin_call(context, builder, sig, args, result=result):
-            converted = lowering(context, builder, signature(target, numba_type), args)
-            return context.cast(builder, converted, target, result)
+    def lower_builtin_call(context, builder, sig, args):
+        chosen = _BUILTIN_CONVERSIONS[slot]
+        converted = context.cast(builder, args[0], numba_type, chosen)
+        return context.cast(builder, converted, chosen, result)
 
-        add_overload(
-            builtin, signature(result, numba_type), lower_builtin_call, builtin.__name__, registries
-        )
+    add_overload(
+        python_builtin,
+        signature(result, numba_type),
+        lower_builtin_call,
+        python_builtin.__name__,
+        registries,
+    )
 
 
 def add_methods(

@@ -9,20 +9,23 @@ become bound methods, and member operators bind to Python operators like free on
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from numba.cuda import types
 from numba.cuda.datamodel.models import StructModel
 from numba.cuda.typing.templates import signature
 
-from ast_canopy.model import Access, Method, MethodKind, Struct, Type, TypeKind
-from numbast.callables import CallPlan, plan_call
+from ast_canopy.model import Access, Method, Struct
+from numbast.callables import CallPlan
+from numbast.declaration_plans import (
+    MemberKind,
+    location_of,
+    method_text,
+    plan_member,
+    struct_value_type,
+)
 from numbast.diagnostics import BindingError, warn_skipped
-from numbast.intents import ArgIntent
-from numbast.operators import COMPOUND, python_operator_for
 from numbast.runtime import (
     add_conversion,
     add_implicit_constructor,
@@ -34,13 +37,6 @@ from numbast.runtime import (
     register_struct_model,
 )
 from numbast.shim_writer import ShimWriterBase
-from numbast.shims import (
-    constructor_body,
-    conversion_body,
-    method_call_body,
-    operator_body,
-    shim_name_for,
-)
 from numbast.struct_layout import struct_members
 from numbast.type_mapping import UnsupportedTypeError, register_cxx_type
 
@@ -112,8 +108,10 @@ def bind_cxx_structs(
     return bound
 
 
-def _where(decl: Any) -> str:
-    return f"{decl.file}:{decl.line}" if getattr(decl, "file", "") else ""
+# Shared with the static generator (numbast.declaration_plans), like the member planning.
+_where = location_of
+_value_type_of = struct_value_type
+_method_text = method_text
 
 
 class _StructBinder:
@@ -131,94 +129,33 @@ class _StructBinder:
 
     # -- members --------------------------------------------------------------------------
     def bind_method(self, method: Method) -> None:
-        if method.access is not Access.PUBLIC or method.is_deleted:
-            return
-        kind = method.kind
-        if kind in (
-            MethodKind.COPY_CONSTRUCTOR,
-            MethodKind.MOVE_CONSTRUCTOR,
-            MethodKind.DESTRUCTOR,
-        ):
-            return  # Numba copies values bitwise and runs no destructors
         try:
-            if not method.exec_space.is_device_callable:
-                raise BindingError(f"it is a {method.exec_space.value} function")
-            if method.is_variadic:
-                raise BindingError("variadic methods cannot be bound")
-            if kind.is_constructor:
-                self._bind_constructor(method)
-            elif kind is MethodKind.CONVERSION_FUNCTION:
-                self._bind_conversion(method)
-            elif kind is MethodKind.MEMBER_OPERATOR:
-                self._bind_member_operator(method)
-            elif kind is MethodKind.METHOD:
-                self._plan_method(method)
-            else:
-                raise BindingError(f"{kind.value} members are not bound yet")
+            planned = plan_member(self.decl, method, self._object())
         except (BindingError, UnsupportedTypeError) as exc:
             warn_skipped("method", _method_text(method), str(exc), _where(method))
+            return
+        if planned is None:
+            return  # not bound by design (non-public, deleted, copy/move, destructor)
+        plan = planned.call
+        if planned.kind is MemberKind.CONSTRUCTOR:
+            sig = signature(self.numba_type, *plan.visible_args)
+            add_overload(self.stub, sig, plan.lowering(self.shim_writer), self.decl.name)
+            if planned.implicit:
+                add_implicit_constructor(
+                    self.numba_type, plan.visible_args[0], plan.lowering(self.shim_writer)
+                )
+        elif planned.kind is MemberKind.CONVERSION:
+            add_conversion(self.numba_type, plan.cxx_result, plan.lowering(self.shim_writer))
+        elif planned.kind is MemberKind.OPERATOR:
+            key = planned.operator
+            add_overload(key, plan.signature(), plan.lowering(self.shim_writer), key.__name__)
+        else:
+            self.methods.setdefault(planned.name, []).append(plan)
+            if planned.mutates:
+                self.mutating.setdefault(planned.name, []).append(plan)
 
     def _object(self) -> tuple[types.Type, str, int | None]:
         return (self.numba_type, self.decl.qual_name, self.decl.alignof_)
-
-    def _shim_name(self, method: Method, role: str = "") -> str:
-        return shim_name_for(method.mangled_name, _method_text(method), role)
-
-    def _bind_constructor(self, method: Method) -> None:
-        params = [(p.type_, ArgIntent.IN) for p in method.params]
-        plan = plan_call(
-            self._shim_name(method, "ctor"),
-            params,
-            _value_type_of(self.decl),
-            lambda shim_params, _returns: constructor_body(self.decl.qual_name, shim_params),
-        )
-        sig = signature(self.numba_type, *plan.visible_args)
-        add_overload(self.stub, sig, plan.lowering(self.shim_writer), self.decl.name)
-        if method.kind is MethodKind.CONVERTING_CONSTRUCTOR and not method.is_explicit:
-            add_implicit_constructor(
-                self.numba_type, plan.visible_args[0], plan.lowering(self.shim_writer)
-            )
-
-    def _bind_conversion(self, method: Method) -> None:
-        target_type = method.return_type
-        plan = plan_call(
-            self._shim_name(method, "conv"),
-            [],
-            target_type,
-            lambda _params, _returns: conversion_body(target_type.canonical_name),
-            object_type=self._object(),
-        )
-        add_conversion(self.numba_type, plan.cxx_result, plan.lowering(self.shim_writer))
-
-    def _bind_member_operator(self, method: Method) -> None:
-        symbol = method.operator or ""
-        key = python_operator_for(symbol, len(method.params) + 1)
-        if key is None:
-            raise BindingError(f"operator{symbol} has no Python counterpart")
-        compound = symbol in COMPOUND
-        params = [(p.type_, ArgIntent.IN) for p in method.params]
-        plan = plan_call(
-            self._shim_name(method),
-            params,
-            None if compound else method.return_type,
-            functools.partial(operator_body, symbol),
-            object_type=self._object(),
-            returns_first_argument=compound,
-        )
-        add_overload(key, plan.signature(), plan.lowering(self.shim_writer), key.__name__)
-
-    def _plan_method(self, method: Method) -> None:
-        params = [(p.type_, ArgIntent.IN) for p in method.params]
-        plan = plan_call(
-            self._shim_name(method),
-            params,
-            method.return_type,
-            functools.partial(method_call_body, method.name),
-            object_type=self._object(),
-        )
-        self.methods.setdefault(method.name, []).append(plan)
-        if not method.is_const:
-            self.mutating.setdefault(method.name, []).append(plan)
 
     # -- registration ---------------------------------------------------------------------
     def finish(self) -> None:
@@ -245,23 +182,6 @@ class _StructBinder:
                 for name, plans in self.mutating.items()
             }
             add_mutating_methods(self.numba_type, mutators)
-
-
-def _value_type_of(decl: Struct) -> Type:
-    return Type(
-        name=decl.qual_name,
-        canonical_name=decl.qual_name,
-        unqualified_non_ref_type_name=decl.qual_name,
-        kind=TypeKind.RECORD,
-        sizeof_=decl.sizeof_,
-        alignof_=decl.alignof_,
-    )
-
-
-def _method_text(method: Method) -> str:
-    params = ", ".join(p.type_.canonical_name for p in method.params)
-    const = " const" if method.is_const else ""
-    return f"{method.qual_name}({params}){const}"
 
 
 __all__ = ["bind_cxx_struct", "bind_cxx_structs"]

@@ -8,69 +8,56 @@ they name.
 
 from __future__ import annotations
 
-import threading
-
 from numba.cuda import types
 from numba.cuda.vector_types import vector_types
 
-from ast_canopy.model import Type, TypeKind
+from ast_canopy.model import Type
+from numbast.cxx_types import (
+    BUILTIN_NUMBA_NAMES,
+    TypeTable,
+    UnsupportedTypeError,
+    normalize_cxx_name,
+    strip_cv,
+    value_type_name,
+    vector_type_names,
+)
 
-_LOCK = threading.Lock()
+# The mapping rules live in numbast.cxx_types (shared with the static generator, which must not
+# import Numba); this module holds the table of Numba types that dynamic binding fills.
+_normalize = normalize_cxx_name
+_strip_cv = strip_cv
 
 # Canonical C++ builtin spellings (as clang prints them for an LP64 target).
 _BUILTINS: dict[str, types.Type] = {
-    "bool": types.boolean,
-    "char": types.int8,
-    "signed char": types.int8,
-    "unsigned char": types.uint8,
-    "short": types.int16,
-    "unsigned short": types.uint16,
-    "int": types.int32,
-    "unsigned int": types.uint32,
-    "long": types.int64,
-    "unsigned long": types.uint64,
-    "long long": types.int64,
-    "unsigned long long": types.uint64,
-    "float": types.float32,
-    "double": types.float64,
-    "void": types.void,
-    "__half": types.float16,
-    "__nv_bfloat16": types.bfloat16,
-}
-
-# CUDA vector type prefixes -> the element type name numba-cuda uses for its vector types.
-_VECTOR_ELEMENTS = {
-    "char": "int8",
-    "uchar": "uint8",
-    "short": "int16",
-    "ushort": "uint16",
-    "int": "int32",
-    "uint": "uint32",
-    "long": "int64",
-    "ulong": "uint64",
-    "longlong": "int64",
-    "ulonglong": "uint64",
-    "float": "float32",
-    "double": "float64",
+    cxx: getattr(types, name) for cxx, name in BUILTIN_NUMBA_NAMES.items()
 }
 
 
 def _vector_type_table() -> dict[str, types.Type]:
     table = {}
-    for cxx_prefix, element in _VECTOR_ELEMENTS.items():
-        for count in (1, 2, 3, 4):
-            numba_vector = vector_types.get(f"{element}x{count}")
-            if numba_vector is not None:
-                table[f"{cxx_prefix}{count}"] = numba_vector
+    for cxx_name, numba_name in vector_type_names().items():
+        numba_vector = vector_types.get(numba_name)
+        if numba_vector is not None:
+            table[cxx_name] = numba_vector
     return table
 
 
+class _NumbaVocabulary:
+    voidptr = types.voidptr
+
+    @staticmethod
+    def pointer(pointee: types.Type) -> types.Type:
+        return types.CPointer(pointee)
+
+    @staticmethod
+    def unituple(element: types.Type, count: int) -> types.Type:
+        return types.UniTuple(element, count)
+
+
 # C++ name -> Numba type. Starts with builtins and vector types; grows as things are bound.
-_CXX_TO_NUMBA: dict[str, types.Type] = {**_BUILTINS, **_vector_type_table()}
-
-
-class UnsupportedTypeError(TypeError):
-    """A C++ type has no Numba counterpart (yet). The message says which and why."""
+NUMBA_TYPE_TABLE: TypeTable[types.Type] = TypeTable(
+    _NumbaVocabulary(), {**_BUILTINS, **_vector_type_table()}.items()
+)
 
 
 def register_cxx_type(cxx_name: str, numba_type: types.Type) -> None:
@@ -81,61 +68,30 @@ def register_cxx_type(cxx_name: str, numba_type: types.Type) -> None:
     """
     if not isinstance(numba_type, types.Type):
         raise TypeError(f"register_cxx_type({cxx_name!r}, ...): expected a Numba type instance")
-    with _LOCK:
-        _CXX_TO_NUMBA[_normalize(cxx_name)] = numba_type
-
-
-# C++ enum name -> the integer type that stores it in C++ (its underlying type).
-_ENUM_STORAGE: dict[str, types.Type] = {}
+    NUMBA_TYPE_TABLE.register(cxx_name, numba_type)
 
 
 def register_cxx_enum(cxx_name: str, numba_type: types.Type, storage: types.Integer) -> None:
     """Map a C++ enum to ``numba_type`` (the IntEnumMember type Numba infers for its members,
     which is 64-bit) and remember the ``storage`` integer type of its C++ representation."""
-    register_cxx_type(cxx_name, numba_type)
-    with _LOCK:
-        _ENUM_STORAGE[_normalize(cxx_name)] = storage
+    if not isinstance(numba_type, types.Type):
+        raise TypeError(f"register_cxx_enum({cxx_name!r}, ...): expected a Numba type instance")
+    NUMBA_TYPE_TABLE.register_enum(cxx_name, numba_type, storage)
 
 
 def enum_storage_type(cxx_type: Type) -> types.Integer | None:
     """The C++ storage integer type when ``cxx_type`` is (a reference to) a bound enum."""
-    base = cxx_type.referenced()
-    if base.kind is not TypeKind.ENUM:
-        return None
-    return _ENUM_STORAGE.get(value_type_name(base))
+    return NUMBA_TYPE_TABLE.enum_storage(cxx_type)
 
 
 def storage_numba_type(cxx_type: Type) -> types.Type:
     """The Numba type with the C++ layout of ``cxx_type``: as to_numba_type, except that
     enums are their underlying integer (struct members must match the C++ layout)."""
-    return enum_storage_type(cxx_type) or to_numba_type(cxx_type)
+    return NUMBA_TYPE_TABLE.storage_type(cxx_type)
 
 
 def registered_numba_type(cxx_name: str) -> types.Type | None:
-    return _CXX_TO_NUMBA.get(_normalize(cxx_name))
-
-
-def _normalize(cxx_name: str) -> str:
-    name = cxx_name.strip()
-    for prefix in ("struct ", "class ", "union ", "enum "):
-        if name.startswith(prefix):
-            name = name[len(prefix) :]
-    return name.removeprefix("::")
-
-
-def value_type_name(cxx_type: Type) -> str:
-    """The canonical spelling of a type with cv-qualifiers and reference removed."""
-    base = cxx_type.referenced()
-    name = base.canonical_name
-    if base.kind is TypeKind.POINTER:
-        # "const int *const" -> drop only the top-level const of the pointer itself.
-        return name.removesuffix(" const").strip()
-    return _normalize(_strip_cv(name))
-
-
-def _strip_cv(name: str) -> str:
-    words = name.split()
-    return " ".join(w for w in words if w not in ("const", "volatile"))
+    return NUMBA_TYPE_TABLE.lookup(cxx_name)
 
 
 def to_numba_type(cxx_type: Type) -> types.Type:
@@ -143,34 +99,17 @@ def to_numba_type(cxx_type: Type) -> types.Type:
 
     Raises UnsupportedTypeError naming the type when there is no mapping.
     """
-    base = cxx_type.referenced()
-    if base.kind is TypeKind.POINTER:
-        if base.pointee is None:
-            raise UnsupportedTypeError(f"pointer type {base.name!r} has no pointee information")
-        pointee = base.pointee
-        if pointee.kind is TypeKind.BUILTIN and value_type_name(pointee) == "void":
-            return types.voidptr
-        if pointee.kind is TypeKind.FUNCTION:
-            raise UnsupportedTypeError(f"function pointer {base.name!r} is not supported")
-        return types.CPointer(to_numba_type(pointee))
-    if base.kind is TypeKind.ARRAY:
-        # A by-value C array only occurs as a field; parameters decay to pointers in clang.
-        if base.pointee is None:
-            raise UnsupportedTypeError(f"array type {base.name!r} has no element information")
-        element = to_numba_type(base.pointee)
-        count = 1
-        for extent in base.array_extents:
-            count *= extent
-        return types.UniTuple(element, count)
-    if base.kind is TypeKind.DEPENDENT:
-        raise UnsupportedTypeError(f"{base.name!r} depends on a template parameter")
-    name = value_type_name(base)
-    found = _CXX_TO_NUMBA.get(name)
-    if found is None:
-        found = _CXX_TO_NUMBA.get(_normalize(_strip_cv(base.name)))
-    if found is None:
-        raise UnsupportedTypeError(
-            f"C++ type {name!r} has no Numba type: bind it first (bind_cxx_struct / "
-            "bind_cxx_enum) or map it with register_cxx_type"
-        )
-    return found
+    return NUMBA_TYPE_TABLE.to_type(cxx_type)
+
+
+__all__ = [
+    "NUMBA_TYPE_TABLE",
+    "UnsupportedTypeError",
+    "enum_storage_type",
+    "register_cxx_enum",
+    "register_cxx_type",
+    "registered_numba_type",
+    "storage_numba_type",
+    "to_numba_type",
+    "value_type_name",
+]

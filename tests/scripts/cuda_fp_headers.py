@@ -157,7 +157,12 @@ def check_half(name, dtype, kernel, n=4096) -> list[str]:
     problems = []
     for row, ref in exact.items():
         if not np.array_equal(out[row].astype(dtype), ref.astype(dtype)):
-            problems.append(f"{name}: row {row} differs from the reference")
+            bad = np.flatnonzero(out[row].astype(dtype) != ref.astype(dtype))[:3]
+            problems.append(
+                f"{name}: row {row} differs at {bad.tolist()}: got {out[row][bad].tolist()}, "
+                f"want {ref[bad].astype(np.float64).tolist()} (a={a32[bad].tolist()}, "
+                f"b={b32[bad].tolist()})"
+            )
     if ulps(out[9], a32.astype(np.float64) / b32, dtype).max() > 1:
         problems.append(f"{name}: division off by more than one ulp")
     for offset, (fname, fn) in enumerate(MATH.items()):
@@ -178,7 +183,11 @@ def check_half(name, dtype, kernel, n=4096) -> list[str]:
             }[op],
         )(a32, b32)
         if not np.array_equal(flags[row], ref):
-            problems.append(f"{name}: comparison {op} differs")
+            bad = np.flatnonzero(flags[row] != ref)[:3]
+            problems.append(
+                f"{name}: comparison {op} differs at {bad.tolist()}: got "
+                f"{flags[row][bad].tolist()} for a={a32[bad].tolist()}, b={b32[bad].tolist()}"
+            )
     return problems
 
 

@@ -1,0 +1,190 @@
+"""The rules that map C++ types to Numba types, without importing Numba.
+
+Dynamic binding builds Numba type objects with these rules (``numbast.type_mapping``); the
+static generator spells the same types as Python source (``numbast.static.numba_exprs``) and
+must not pay for importing Numba while it renders. Both go through :class:`TypeTable`, which
+is generic over what a "type" is: the table's vocabulary makes pointers, void pointers and
+tuples of whatever it holds.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import Generic, Protocol, TypeVar
+
+from ast_canopy.model import Type, TypeKind
+
+T = TypeVar("T")
+
+# Canonical C++ builtin spellings (as clang prints them for an LP64 target) -> the name of the
+# Numba type in ``numba.cuda.types``.
+BUILTIN_NUMBA_NAMES: dict[str, str] = {
+    "bool": "boolean",
+    "char": "int8",
+    "signed char": "int8",
+    "unsigned char": "uint8",
+    "short": "int16",
+    "unsigned short": "uint16",
+    "int": "int32",
+    "unsigned int": "uint32",
+    "long": "int64",
+    "unsigned long": "uint64",
+    "long long": "int64",
+    "unsigned long long": "uint64",
+    "float": "float32",
+    "double": "float64",
+    "void": "void",
+    "__half": "float16",
+    "__nv_bfloat16": "bfloat16",
+}
+
+# CUDA vector type prefixes -> the element type name numba-cuda uses for its vector types.
+VECTOR_ELEMENTS: dict[str, str] = {
+    "char": "int8",
+    "uchar": "uint8",
+    "short": "int16",
+    "ushort": "uint16",
+    "int": "int32",
+    "uint": "uint32",
+    "long": "int64",
+    "ulong": "uint64",
+    "longlong": "int64",
+    "ulonglong": "uint64",
+    "float": "float32",
+    "double": "float64",
+}
+
+
+def vector_type_names() -> dict[str, str]:
+    """CUDA vector type -> the key of ``numba.cuda.vector_types.vector_types`` for it
+    (``float2`` -> ``float32x2``)."""
+    return {
+        f"{cxx_prefix}{count}": f"{element}x{count}"
+        for cxx_prefix, element in VECTOR_ELEMENTS.items()
+        for count in (1, 2, 3, 4)
+    }
+
+
+class UnsupportedTypeError(TypeError):
+    """A C++ type has no Numba counterpart (yet). The message says which and why."""
+
+
+def normalize_cxx_name(cxx_name: str) -> str:
+    """A type name without elaborated-type keywords or a leading ``::``."""
+    name = cxx_name.strip()
+    for prefix in ("struct ", "class ", "union ", "enum "):
+        if name.startswith(prefix):
+            name = name[len(prefix) :]
+    return name.removeprefix("::")
+
+
+def strip_cv(name: str) -> str:
+    words = name.split()
+    return " ".join(w for w in words if w not in ("const", "volatile"))
+
+
+def value_type_name(cxx_type: Type) -> str:
+    """The canonical spelling of a type with cv-qualifiers and reference removed."""
+    base = cxx_type.referenced()
+    name = base.canonical_name
+    if base.kind is TypeKind.POINTER:
+        # "const int *const" -> drop only the top-level const of the pointer itself.
+        return name.removesuffix(" const").strip()
+    return normalize_cxx_name(strip_cv(name))
+
+
+class TypeVocabulary(Protocol[T]):
+    """How a type table builds the types it does not look up by name."""
+
+    voidptr: T
+
+    def pointer(self, pointee: T) -> T: ...
+
+    def unituple(self, element: T, count: int) -> T: ...
+
+
+DYNAMIC_MISSING_HINT = (
+    "bind it first (bind_cxx_struct / bind_cxx_enum) or map it with register_cxx_type"
+)
+
+
+class TypeTable(Generic[T]):
+    """C++ type name -> type, plus the storage type of every bound enum.
+
+    Starts from the entries it is given (builtins and vector types) and grows as structs and
+    enums are bound. A later registration replaces an earlier one, so binding ``__half`` from
+    cuda_fp16.h replaces the built-in mapping to ``float16``.
+    """
+
+    def __init__(
+        self,
+        vocabulary: TypeVocabulary[T],
+        entries: Iterable[tuple[str, T]] = (),
+        missing_hint: str = DYNAMIC_MISSING_HINT,
+    ) -> None:
+        self.vocabulary = vocabulary
+        self.missing_hint = missing_hint
+        self._types: dict[str, T] = dict(entries)
+        self._enum_storage: dict[str, T] = {}
+        self._lock = threading.Lock()
+
+    def register(self, cxx_name: str, mapped: T) -> None:
+        with self._lock:
+            self._types[normalize_cxx_name(cxx_name)] = mapped
+
+    def register_enum(self, cxx_name: str, mapped: T, storage: T) -> None:
+        """An enum maps to ``mapped`` in signatures and is held as ``storage`` in C++."""
+        with self._lock:
+            self._types[normalize_cxx_name(cxx_name)] = mapped
+            self._enum_storage[normalize_cxx_name(cxx_name)] = storage
+
+    def lookup(self, cxx_name: str) -> T | None:
+        return self._types.get(normalize_cxx_name(cxx_name))
+
+    def enum_storage(self, cxx_type: Type) -> T | None:
+        """The C++ storage integer type when ``cxx_type`` is (a reference to) a bound enum."""
+        base = cxx_type.referenced()
+        if base.kind is not TypeKind.ENUM:
+            return None
+        return self._enum_storage.get(value_type_name(base))
+
+    def storage_type(self, cxx_type: Type) -> T:
+        """As :meth:`to_type`, except that enums are their underlying integer (struct members
+        must match the C++ layout)."""
+        storage = self.enum_storage(cxx_type)
+        return storage if storage is not None else self.to_type(cxx_type)
+
+    def to_type(self, cxx_type: Type) -> T:
+        """The type that holds a value of ``cxx_type`` (references are looked through).
+
+        Raises UnsupportedTypeError naming the type when there is no mapping.
+        """
+        base = cxx_type.referenced()
+        if base.kind is TypeKind.POINTER:
+            if base.pointee is None:
+                raise UnsupportedTypeError(f"pointer type {base.name!r} has no pointee information")
+            pointee = base.pointee
+            if pointee.kind is TypeKind.BUILTIN and value_type_name(pointee) == "void":
+                return self.vocabulary.voidptr
+            if pointee.kind is TypeKind.FUNCTION:
+                raise UnsupportedTypeError(f"function pointer {base.name!r} is not supported")
+            return self.vocabulary.pointer(self.to_type(pointee))
+        if base.kind is TypeKind.ARRAY:
+            # A by-value C array only occurs as a field; parameters decay to pointers in clang.
+            if base.pointee is None:
+                raise UnsupportedTypeError(f"array type {base.name!r} has no element information")
+            element = self.to_type(base.pointee)
+            count = 1
+            for extent in base.array_extents:
+                count *= extent
+            return self.vocabulary.unituple(element, count)
+        if base.kind is TypeKind.DEPENDENT:
+            raise UnsupportedTypeError(f"{base.name!r} depends on a template parameter")
+        name = value_type_name(base)
+        found = self._types.get(name)
+        if found is None:
+            found = self._types.get(normalize_cxx_name(strip_cv(base.name)))
+        if found is None:
+            raise UnsupportedTypeError(f"C++ type {name!r} has no Numba type: {self.missing_hint}")
+        return found
