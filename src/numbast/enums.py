@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import enum
-import keyword
 import logging
 from collections.abc import Iterable
 
 from numba.cuda import types
 
 from ast_canopy.model import Enum_
+from numbast.declaration_plans import enum_members, python_member_name
 from numbast.diagnostics import warn_skipped
 from numbast.type_mapping import UnsupportedTypeError, register_cxx_enum, to_numba_type
 
 logger = logging.getLogger(__name__)
 
 
-def _python_member_name(name: str) -> str:
-    return f"{name}_" if keyword.iskeyword(name) else name
+# Shared with the static generator (numbast.declaration_plans).
+_python_member_name = python_member_name
 
 
 def bind_cxx_enum(enum_decl: Enum_, python_name: str | None = None) -> type[enum.IntEnum] | None:
@@ -30,10 +30,7 @@ def bind_cxx_enum(enum_decl: Enum_, python_name: str | None = None) -> type[enum
     if not isinstance(underlying, types.Integer):
         warn_skipped("enum", enum_decl.qual_name, f"underlying type {underlying} is not integral")
         return None
-    members = {
-        _python_member_name(name): value
-        for name, value in zip(enum_decl.enumerators, enum_decl.enumerator_values, strict=True)
-    }
+    members = enum_members(enum_decl)
     py_enum = enum.IntEnum(python_name or enum_decl.name, members)
     py_enum.__doc__ = f"C++ enum {enum_decl.qual_name} (bound by numbast)."
     # Numba types enum members by their Python value (int64); shims convert to and from the

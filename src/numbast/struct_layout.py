@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from numba.cuda import types
+from typing import Any
 
 from ast_canopy.model import Struct
-from numbast.type_mapping import UnsupportedTypeError, storage_numba_type
+from numbast.cxx_types import TypeTable, UnsupportedTypeError
 
 
 def natural_layout_mismatch(decl: Struct) -> str | None:
@@ -34,14 +34,22 @@ def natural_layout_mismatch(decl: Struct) -> str | None:
     return None
 
 
-def struct_members(decl: Struct) -> tuple[list[tuple[str, types.Type]] | None, str | None]:
-    """(members, None) when the fields map to a faithful StructModel, else (None, reason)."""
+def struct_members(
+    decl: Struct, type_table: TypeTable | None = None
+) -> tuple[list[tuple[str, Any]] | None, str | None]:
+    """(members, None) when the fields map to a faithful StructModel, else (None, reason).
+
+    ``type_table`` maps the field types (default: Numba's; the static generator passes its
+    own, which spells types as source, so this module imports no Numba).
+    """
+    if type_table is None:
+        from numbast.type_mapping import NUMBA_TYPE_TABLE as type_table
     if not decl.fields:
         return None, "it has no fields"
     reason = natural_layout_mismatch(decl)
     if reason is not None:
         return None, reason
     try:
-        return [(f.name, storage_numba_type(f.type_)) for f in decl.fields], None
+        return [(f.name, type_table.storage_type(f.type_)) for f in decl.fields], None
     except UnsupportedTypeError as exc:
         return None, str(exc)
