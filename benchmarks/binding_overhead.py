@@ -11,7 +11,6 @@ CUDA C++ compiled with NVRTC through cuda.core. Prints the medians and the ratio
 from __future__ import annotations
 
 import argparse
-import ctypes
 import statistics
 import sys
 from pathlib import Path
@@ -91,8 +90,9 @@ def time_cxx(x, out, b, c, n, grid, runs):
     stream = device.create_stream()
     config = LaunchConfig(grid=grid, block=BLOCK)
     args = (
-        ctypes.c_void_p(x.__cuda_array_interface__["data"][0]),
-        ctypes.c_void_p(out.__cuda_array_interface__["data"][0]),
+        # Device pointers travel as 64-bit integers (same ABI as a pointer parameter).
+        np.uint64(x.__cuda_array_interface__["data"][0]),
+        np.uint64(out.__cuda_array_interface__["data"][0]),
         np.float32(b),
         np.float32(c),
         np.int32(n),
