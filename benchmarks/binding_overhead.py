@@ -111,6 +111,11 @@ def time_cxx(x, out, b, c, n, grid, runs):
     return statistics.median(samples)
 
 
+def _device_name() -> str:
+    name = cuda.get_current_device().name
+    return name.decode() if isinstance(name, bytes) else name
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
@@ -131,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     np.testing.assert_allclose(results["bound"], results["cxx"], rtol=1e-6)
     np.testing.assert_allclose(results["bound"], results["plain"], rtol=1e-6)
 
-    print(f"device: {cuda.get_current_device().name.decode()}  elements: {n}  K: {K}")
+    print(f"device: {_device_name()}  elements: {n}  K: {K}")
     print(
         f"median of {args.runs} (ms): bound {t_bound:.4f}  plain numba {t_plain:.4f}  "
         f"CUDA C++ {t_cxx:.4f}"

@@ -132,7 +132,7 @@ def ulps(got: np.ndarray, ref: np.ndarray, dtype) -> np.ndarray:
     return np.abs(g - r)
 
 
-def check_half(name, dtype, kernel, n=4096) -> list[str]:
+def check_half(name, dtype, kernel, n=4000) -> list[str]:
     rng = np.random.default_rng(1)
     x = rng.uniform(0.1, 4.0, n).astype(np.float32)
     y = rng.uniform(0.5, 3.0, n).astype(np.float32)
@@ -191,7 +191,7 @@ def check_half(name, dtype, kernel, n=4096) -> list[str]:
     return problems
 
 
-def check_fp8(kernel, n=2048) -> list[str]:
+def check_fp8(kernel, n=2000) -> list[str]:
     import ml_dtypes
 
     rng = np.random.default_rng(2)
