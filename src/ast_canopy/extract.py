@@ -24,7 +24,9 @@ from ast_canopy.model import (
 logger = logging.getLogger(__name__)
 
 _CK = ci.CursorKind
-_SCOPES = {_CK.NAMESPACE, _CK.LINKAGE_SPEC, _CK.UNEXPOSED_DECL}
+# extern "C" blocks are LINKAGE_SPEC; UNEXPOSED_DECL (variable templates and the like) is not a
+# scope we could name, so it is not entered.
+_SCOPES = {_CK.NAMESPACE, _CK.LINKAGE_SPEC}
 
 
 class Extractor:

@@ -51,11 +51,14 @@ def _usable_as_cuda_path(root: Path) -> bool:
     return (root / "bin").is_dir() and _has_crt(root / "include")
 
 
-def _fallback_crt_dir() -> Path | None:
+def _fallback_roots() -> list[str]:
+    """Full toolkits that may lend their crt/ headers, in order of preference."""
     roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
-    for root in roots:
-        if not root:
-            continue
+    return [root for root in roots if root]
+
+
+def _fallback_crt_dir() -> Path | None:
+    for root in _fallback_roots():
         for include in (
             Path(root) / "include",
             Path(root) / "targets" / "x86_64-linux" / "include",
@@ -113,8 +116,11 @@ def _cudart_include(cudatoolkit_include_dirs: list[str] | None) -> Path:
     return Path(toolkit.cudart_include_dir()).resolve()
 
 
-def _cccl_include(cccl_root: str | None) -> str | None:
+def _cccl_include(cccl_root: str | None, explicit_toolkit: Path | None) -> str | None:
     if not cccl_root:
+        # An explicitly chosen toolkit brings its own CCCL (CUDA 13 keeps it in include/cccl).
+        if explicit_toolkit is not None and (explicit_toolkit / "cccl").is_dir():
+            return str(explicit_toolkit / "cccl")
         return toolkit.cccl_include_dir()
     root = Path(cccl_root)
     # Accept the include directory itself or a CCCL source checkout.
@@ -166,7 +172,8 @@ def _clang_toolkit(
         cuda_path = _stand_in_root(cudart_include, crt_dir)
 
     system_includes: list[str] = []
-    cccl = _cccl_include(cccl_root)
+    explicit = cudart_include if cudatoolkit_include_dirs else None
+    cccl = _cccl_include(cccl_root, explicit)
     if cccl:
         system_includes.append(cccl)
     for directory in cudatoolkit_include_dirs or ():
