@@ -67,3 +67,19 @@ def test_unsafe_cache_directory_is_not_used(tmp_path, monkeypatch, caplog):
     assert [s.name for s in decls.structs] == ["Second"]
     assert "writable by others" in caplog.text
     assert list(shared.iterdir()) == []
+
+
+def test_a_header_inside_the_prelude_is_parsed_without_it(cache_dir):
+    """vector_types.h is part of clang's CUDA prelude; its declarations must still be found."""
+    from ast_canopy import parse_declarations_from_source
+    from ast_canopy.toolkit import cudart_include_dir
+
+    header = str(Path(cudart_include_dir()) / "vector_types.h")
+    _parse()  # make sure a prelude exists for these flags
+    decls = parse_declarations_from_source(header, [header], "sm_90")
+    float4 = next(s for s in decls.structs if s.name == "float4")
+    assert (float4.sizeof_, float4.alignof_, [f.name for f in float4.fields]) == (
+        16,
+        16,
+        ["x", "y", "z", "w"],
+    )

@@ -62,11 +62,18 @@ def _unsupported_arch(errors: list[ci.Diagnostic], arch: str) -> ValueError | No
     return None
 
 
-def _parse(source: str, args: list[str]) -> tuple[ci.TranslationUnit, list[str]]:
+def _parse(
+    source: str, args: list[str], retained: frozenset[str]
+) -> tuple[ci.TranslationUnit, list[str]]:
     """Parse, with the precompiled prelude when possible; returns the TU and the files the
     prelude read (which the TU itself does not list)."""
     index = _libclang.index()
     pre = prelude.prelude_for(args)
+    in_prelude = set(pre.included_files) if pre is not None else set()
+    if os.path.realpath(source) in in_prelude or not retained.isdisjoint(in_prelude):
+        # The header (or a retained one) is part of the prelude, e.g. vector_types.h: its
+        # declarations would be hidden inside the PCH, which the walk does not enter.
+        pre = None
     if pre is not None:
         try:
             tu = index.parse(
@@ -160,7 +167,7 @@ def parse_declarations_from_source(
     log("parsing %s: clang %s", source, " ".join(args))
 
     started = time.perf_counter()
-    tu, prelude_files = _parse(source, args)
+    tu, prelude_files = _parse(source, args, retained)
     parsed = time.perf_counter()
     for diagnostic in tu.diagnostics:
         log("%s", format_diagnostic(diagnostic))
