@@ -1,0 +1,77 @@
+"""``render_bindings_module(config) -> str``: the static generator, from config to module text.
+
+Parse the entry point for each GPU arch (``ast_canopy``), merge the per-arch declarations
+(``arch_merge``), plan every declaration with dynamic binding's planning code
+(``binding_plan``), and write the module (``module_writer``). Nothing here imports Numba: the
+plans spell Numba types as source, so generating bindings costs a parse and some string work.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+
+from numbast.static.arch_merge import merge_declarations
+from numbast.static.binding_plan import ModuleBindings, plan_module
+from numbast.static.config import StaticConfig
+from numbast.static.module_writer import Provenance, embedded_source, write_module
+
+logger = logging.getLogger(__name__)
+
+
+def render_bindings_module(config: StaticConfig) -> str:
+    """The source text of the bindings module that ``config`` describes.
+
+    Declarations that cannot be bound are left out, with one BindingSkippedWarning listing them.
+    Raises ast_canopy.ParseError when clang cannot parse the entry point.
+    """
+    from ast_canopy import parse_declarations_from_source
+    from ast_canopy.toolkit import cuda_version, cudart_include_dir
+
+    per_arch = []
+    for arch in config.gpu_arch:
+        logger.info("parsing %s for %s", config.entry_point, arch)
+        decls = parse_declarations_from_source(
+            config.entry_point,
+            list(config.file_list),
+            arch,
+            additional_includes=list(config.clang_include_paths),
+            defines=list(config.predefined_macros),
+        )
+        per_arch.append((arch, decls))
+    merged = merge_declarations(per_arch, config.entry_point)
+    bindings = plan_module(merged, config)
+    report_skipped(bindings, config)
+
+    import numbast
+
+    provenance = Provenance(
+        generator_version=numbast.__version__,
+        cuda_version=cuda_version(),
+        cuda_include_dir=cudart_include_dir(),
+    )
+    return write_module(
+        bindings,
+        config,
+        provenance,
+        runtime_source=embedded_source("numbast", "runtime.py"),
+        module_runtime_source=embedded_source("numbast.static", "module_runtime.py"),
+    )
+
+
+def report_skipped(bindings: ModuleBindings, config: StaticConfig) -> None:
+    """One warning listing every declaration left out (they are also listed at the end of the
+    generated module)."""
+    if not bindings.skipped:
+        return
+    from numbast.diagnostics import BindingSkippedWarning
+
+    header = os.path.basename(config.entry_point)
+    listed = "\n".join(f"  {entry}" for entry in bindings.skipped)
+    warnings.warn(
+        f"numbast: {len(bindings.skipped)} declarations of {header} could not be bound and are "
+        f"left out of the module (the rest is bound):\n{listed}",
+        BindingSkippedWarning,
+        stacklevel=2,
+    )
