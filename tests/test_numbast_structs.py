@@ -82,3 +82,31 @@ def test_numbers(lib):
     np.testing.assert_allclose(
         out.copy_to_host(), [0, 1, 3, 2.5, 4, 6, 30, 7.5, 7, 7.5, 7.5, 9, 18, 1, 6, 40, 4, 3]
     )
+
+
+def make_int_compare_kernel():
+    def kernel(a, b, out):
+        out[0] = a < b  # plain integers: the builtin comparison, never operator<(Counter, Counter)
+
+    return kernel
+
+
+def test_operators_on_plain_numbers_are_not_captured_by_implicit_constructors(lib):
+    Counter = lib.Counter
+
+    def uses_operator(out):
+        out[0] = Counter(np.int32(1)) < Counter(np.int32(2))
+
+    link_kernel_to_cubin(uses_operator, (types.boolean[:],))
+    operator_shims = [n for n in lib.shim_writer.shim_names() if "_Zlt" in n]
+    assert len(operator_shims) == 1
+    before = set(lib.shim_writer.shim_names())
+    link_kernel_to_cubin(make_int_compare_kernel(), (types.int64, types.int64, types.boolean[:]))
+    assert set(lib.shim_writer.shim_names()) == before
+
+
+@pytest.mark.gpu
+def test_integer_comparison_stays_exact(lib):
+    out = cuda.to_device(np.zeros(1, dtype=np.bool_))
+    cuda.jit(make_int_compare_kernel())[1, 1](4095, 4096, out)
+    assert out.copy_to_host()[0]

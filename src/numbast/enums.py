@@ -33,6 +33,7 @@ def bind_cxx_enum(enum_decl: Enum_, python_name: str | None = None) -> type[enum
     members = enum_members(enum_decl)
     py_enum = enum.IntEnum(python_name or enum_decl.name, members)
     py_enum.__doc__ = f"C++ enum {enum_decl.qual_name} (bound by numbast)."
+    py_enum._cxx_name_ = enum_decl.qual_name
     # Numba types enum members by their Python value (int64); shims convert to and from the
     # C++ underlying type at the boundary.
     register_cxx_enum(enum_decl.qual_name, types.IntEnumMember(py_enum, types.int64), underlying)

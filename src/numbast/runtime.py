@@ -162,6 +162,29 @@ _LOCK = threading.Lock()
 _OVERLOADS: dict[tuple[int, Hashable], type[ConcreteTemplate]] = {}
 
 
+def is_bound_type(numba_type: types.Type) -> bool:
+    """True for the Numba types of bound C++ structs (and of bound C++ enums)."""
+    if getattr(numba_type, "cxx_qual_name", None) is not None:
+        return True
+    return isinstance(numba_type, types.IntEnumMember) and hasattr(
+        numba_type.instance_class, "_cxx_name_"
+    )
+
+
+class _OverloadsOfBuiltin(ConcreteTemplate):
+    """Overloads added to a Python operator or builtin (``operator.lt``, ``float``...).
+
+    As in C++, an overloaded operator is considered only when an operand has a bound class or
+    enum type: otherwise implicit converting constructors would capture ``i < n`` on plain
+    integers (converting both to, say, ``__half``).
+    """
+
+    def apply(self, args, kws):
+        if not any(is_bound_type(a) for a in args):
+            return None
+        return super().apply(args, kws)
+
+
 def add_overload(
     key: Hashable,
     sig: Signature,
@@ -173,12 +196,14 @@ def add_overload(
 
     All overloads of one key share one ConcreteTemplate, so Numba picks among them by overload
     resolution (exact matches first) rather than by registration order. Returns False when the
-    exact signature was bound already (the first binding stays).
+    exact signature was bound already (the first binding stays). For keys that are not our own
+    stubs (operators, Python builtins) an overload applies only to bound-type operands.
     """
     with _LOCK:
         template = _OVERLOADS.get((id(registries.typing), key))
         if template is None:
-            template = type(f"numbast_{label}_overloads", (ConcreteTemplate,), {"key": key})
+            base = ConcreteTemplate if _is_binding_stub(key) else _OverloadsOfBuiltin
+            template = type(f"numbast_{label}_overloads", (base,), {"key": key})
             template.cases = []
             _OVERLOADS[(id(registries.typing), key)] = template
             registries.typing.register_global(key, types.Function(template))
@@ -187,6 +212,12 @@ def add_overload(
         template.cases.append(sig)
     registries.lowering.lower(key, *sig.args)(lowering)
     return True
+
+
+def _is_binding_stub(key: Hashable) -> bool:
+    return getattr(key, "_numbast_stub_", False) or (
+        isinstance(key, type) and issubclass(key, BoundCxxStruct)
+    )
 
 
 def make_function_stub(qual_name: str, python_name: str) -> Callable[..., Any]:
@@ -200,6 +231,7 @@ def make_function_stub(qual_name: str, python_name: str) -> Callable[..., Any]:
 
     stub.__name__ = stub.__qualname__ = python_name
     stub.__doc__ = f"Device function {qual_name} (bound from C++)."
+    stub._numbast_stub_ = True
     return stub
 
 

@@ -28,6 +28,9 @@ struct Counter {
 
 __device__ inline int counter_value(Counter c) { return c.count; }
 
+// With Counter(int) implicit, this operator must still never apply to two plain ints.
+__device__ inline bool operator<(const Counter& a, const Counter& b) { return a.count < b.count; }
+
 // An opaque, over-aligned type: no fields visible, still passed by value correctly.
 struct alignas(16) Opaque16 {
  private:
