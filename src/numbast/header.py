@@ -1,7 +1,9 @@
 """Bind everything a header declares in one call: ``bind_header``.
 
-The order matters: enums and structs first (functions and methods refer to them), then free
-functions and operators. Each declaration that cannot be bound is skipped with one warning.
+The order matters: enums and structs first (functions and methods refer to them), then class
+templates (with the header's explicit specializations, which functions may take), then free
+functions and operators, then function templates (tried after plain overloads of the same name).
+Each declaration that cannot be bound is skipped with one warning.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from typing import Any
 from numba.cuda import types
 
 from ast_canopy.model import Declarations
+from numbast.class_templates import bind_cxx_class_template, instantiate_used
 from numbast.enums import bind_cxx_enum
+from numbast.function_templates import bind_cxx_function_template
 from numbast.functions import bind_cxx_function
 from numbast.intents import IntentSpec
 from numbast.shim_writer import MemoryShimWriter, ShimWriterBase
 from numbast.structs import bind_cxx_struct
+from numbast.template_probe import InstantiationOptions
 
 
 @dataclass
@@ -30,9 +35,12 @@ class BoundHeader:
     enums: dict[str, type] = field(default_factory=dict)
     functions: dict[str, Any] = field(default_factory=dict)
     operators: list[Any] = field(default_factory=list)
+    function_templates: dict[str, Any] = field(default_factory=dict)
+    class_templates: dict[str, Any] = field(default_factory=dict)
 
     def __getattr__(self, name: str) -> Any:
-        for table in (self.structs, self.enums, self.functions):
+        tables = (self.structs, self.enums, self.functions, self.function_templates)
+        for table in (*tables, self.class_templates):
             if name in table:
                 return table[name]
         raise AttributeError(f"the bound header has no {name!r}")
@@ -48,9 +56,12 @@ def bind_declarations(
     data_models: Mapping[str, type] | None = None,
     arg_intents: Mapping[str, IntentSpec] | None = None,
     exclude: Iterable[str] = (),
+    options: InstantiationOptions | None = None,
 ) -> BoundHeader:
-    """Bind enums, structs and functions of ``decls`` (structs default to types.Type +
-    StructModel; override per struct name with ``parent_types`` / ``data_models``)."""
+    """Bind enums, structs, class templates, functions and function templates of ``decls``
+    (structs and class templates default to types.Type + StructModel; override per name with
+    ``parent_types`` / ``data_models``). ``options`` say how to parse the header again when a
+    template is instantiated (arch, include directories, defines)."""
     from numba.cuda.datamodel.models import StructModel
 
     excluded = set(exclude)
@@ -68,9 +79,18 @@ def bind_declarations(
         stub = bind_cxx_struct(shim_writer, struct_decl, parent, model)
         if stub is not None:
             bound.structs[struct_decl.name] = stub
-    for func in decls.functions:
-        if func.name in excluded:
+    for templ in decls.class_templates:
+        if templ.name in excluded:
             continue
+        parent = (parent_types or {}).get(templ.name, types.Type)
+        model = (data_models or {}).get(templ.name, StructModel)
+        specializations = decls.class_template_specializations
+        stub = bind_cxx_class_template(shim_writer, templ, parent, model, specializations, options)
+        if stub is not None:
+            bound.class_templates[templ.name] = stub
+    functions = [f for f in decls.functions if f.name not in excluded]
+    instantiate_used(bound.class_templates.values(), functions)
+    for func in functions:
         result = bind_cxx_function(
             shim_writer, func, arg_intents=(arg_intents or {}).get(func.name)
         )
@@ -81,6 +101,17 @@ def bind_declarations(
                 bound.operators.append(result)
         else:
             bound.functions[func.name] = result
+    for func_templ in decls.function_templates:
+        if func_templ.name in excluded:
+            continue
+        result = bind_cxx_function_template(shim_writer, func_templ, options)
+        if result is None:
+            continue
+        if func_templ.function.is_operator:
+            if result not in bound.operators:
+                bound.operators.append(result)
+        else:
+            bound.function_templates[func_templ.name] = result
     return bound
 
 
@@ -104,4 +135,7 @@ def bind_header(
         path, files, arch, additional_includes=list(include_dirs), defines=list(defines)
     )
     shim_writer = MemoryShimWriter(f'#include "{path}"')
-    return bind_declarations(shim_writer, decls, parent_types, data_models, arg_intents, exclude)
+    options = InstantiationOptions(arch, tuple(include_dirs), tuple(defines))
+    return bind_declarations(
+        shim_writer, decls, parent_types, data_models, arg_intents, exclude, options
+    )
