@@ -18,7 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # pip name -> conda-forge name, where they differ. numba-cuda's [cu13] extra is spelled out in
 # conda as the toolkit component packages, checked separately below.
-CONDA_NAME = {"libclang-ng": "libclang-ng", "numba-cuda[cu13]": "numba-cuda"}
+CONDA_NAME = {
+    "libclang-ng": "libclang-ng",
+    "numba-cuda[cu13]": "numba-cuda",
+    "nvidia-cuda-crt": "cuda-crt",
+}
 CU13_COMPONENTS = {"cuda-nvrtc", "cuda-nvvm", "cuda-cudart-dev", "cuda-cccl", "libnvjitlink"}
 
 
