@@ -12,6 +12,7 @@ Function Argument Intents and Cooperative Launch Required Functions Regex.
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -141,7 +142,7 @@ class _Planner:
 
     # -- reporting ------------------------------------------------------------------------
     def skip(self, kind: str, what: str, reason: str, where: str = "") -> None:
-        location = f" ({where})" if where else ""
+        location = f" ({os.path.basename(where)})" if where else ""
         self.out.skipped.append(f"{kind} {what}{location}: {reason}")
 
     def claim(self, python_name: str, kind: str, what: str, where: str) -> bool:

@@ -61,6 +61,37 @@ class _LiveShimSource(CUSource):
         return self._library.source()
 
 
+class _OncePerModule:
+    """Module Callbacks, run once per loaded CUDA module.
+
+    numba-cuda records a link object's callbacks every time lowering adds the object to a code
+    library, i.e. once per bound call in a kernel, and then calls each record. Setup runs once
+    per module here, and teardown once for each module that was set up. Loaded modules are held
+    until they are torn down, so an id is never mistaken for a later module's.
+    """
+
+    def __init__(self, setup: Callable | None, teardown: Callable | None) -> None:
+        self._setup = setup
+        self._teardown = teardown
+        self._loaded: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    def setup(self, object_code) -> None:
+        with self._lock:
+            if id(object_code) in self._loaded:
+                return
+            self._loaded[id(object_code)] = object_code
+        if self._setup is not None:
+            self._setup(object_code)
+
+    def teardown(self, object_code) -> None:
+        with self._lock:
+            if self._loaded.pop(id(object_code), None) is None:
+                return
+        if self._teardown is not None:
+            self._teardown(object_code)
+
+
 class ShimLibrary:
     """The module's shims. Lowering a bound call records its shim here and attaches the one link
     object to the kernel being compiled, so kernels need no ``link=``; only shims that kernels
@@ -78,7 +109,12 @@ class ShimLibrary:
         self.all_shims = shims
         self._used: dict[str, str] = {}
         self._lock = threading.Lock()
-        self._link = _LiveShimSource(self, name, setup_callback, teardown_callback)
+        if setup_callback is None and teardown_callback is None:
+            setup = teardown = None
+        else:
+            callbacks = _OncePerModule(setup_callback, teardown_callback)
+            setup, teardown = callbacks.setup, callbacks.teardown
+        self._link = _LiveShimSource(self, name, setup, teardown)
 
     def write_to_shim(self, content: str, id: str) -> None:  # noqa: A002 - the runtime's name
         with self._lock:
@@ -112,6 +148,19 @@ def shim_preamble(include: str, macros: Sequence[str]) -> str:
         lines.append(f"#define {name} {value or '1'}")
     lines.append(f"#include <{include}>")
     return "\n".join(lines)
+
+
+def add_nvrtc_include_dirs(directories: Sequence[str]) -> None:
+    """Let NVRTC find the headers the entry point includes through Clang Include Paths: add the
+    directories that exist to numba-cuda's extra NVRTC search path (process-wide, as the
+    ``NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS`` environment variable does)."""
+    from numba.cuda import config
+    from numba.cuda.cudadrv import nvrtc  # noqa: F401  (it initializes the setting from the env)
+
+    current = [d for d in (getattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", "") or "").split(":")]
+    wanted = [d for d in directories if Path(d).is_dir() and d not in current]
+    if wanted:
+        config.CUDA_NVRTC_EXTRA_SEARCH_PATHS = ":".join([d for d in current if d] + wanted)
 
 
 # -- the toolkit --------------------------------------------------------------------------------

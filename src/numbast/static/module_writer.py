@@ -226,6 +226,11 @@ def _shim_library_block(config: StaticConfig) -> str:
         f"    setup_callback={setup},\n"
         f"    teardown_callback={teardown},\n"
         ")\n"
+        + (
+            f"_nb_loader.add_nvrtc_include_dirs({literal(config.clang_include_paths)})\n"
+            if config.clang_include_paths
+            else ""
+        )
     )
 
 
