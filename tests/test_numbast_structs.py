@@ -17,7 +17,10 @@ def lib():
 
 
 def make_kernel(lib):
+    from numba.cuda.extending import as_numba_type
+
     Counter, Opaque16, counter_value = lib.Counter, lib.Opaque16, lib.counter_value
+    counter_type = as_numba_type(Counter)
 
     def kernel(out):
         empty = Counter()  # default constructor
@@ -44,6 +47,10 @@ def make_kernel(lib):
         out[15] = mutable.take(np.int32(2))  # returns 40 and leaves count == 4
         out[16] = mutable.count
         out[17] = full.count  # untouched
+        counters = cuda.local.array(2, counter_type)
+        counters[0] = Counter(np.int32(1), np.float32(1.0))
+        counters[0].bump(np.int32(3))  # written back into the array element
+        out[18] = counters[0].count
 
     return kernel
 
@@ -77,10 +84,10 @@ def test_private_field_is_not_an_attribute(lib):
 @pytest.mark.gpu
 def test_numbers(lib):
     kernel = cuda.jit(make_kernel(lib))
-    out = cuda.to_device(np.zeros(18, dtype=np.float64))
+    out = cuda.to_device(np.zeros(19, dtype=np.float64))
     kernel[1, 1](out)
     np.testing.assert_allclose(
-        out.copy_to_host(), [0, 1, 3, 2.5, 4, 6, 30, 7.5, 7, 7.5, 7.5, 9, 18, 1, 6, 40, 4, 3]
+        out.copy_to_host(), [0, 1, 3, 2.5, 4, 6, 30, 7.5, 7, 7.5, 7.5, 9, 18, 1, 6, 40, 4, 3, 4]
     )
 
 
