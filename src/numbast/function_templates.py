@@ -252,7 +252,9 @@ class _Instantiator:
             try:
                 plan = self._make_plan(arguments, arity)
             except (BindingError, UnsupportedTypeError) as exc:
-                raise TypingError(f"{self._spelling(arguments)}: {exc}") from None
+                # Instances cannot be made while Numba compiles (see the module docstring).
+                hint = "; index the class template on the host first" if "<" in str(exc) else ""
+                raise TypingError(f"{self._spelling(arguments)}: {exc}{hint}") from None
             with self._lock:
                 self._plans[key] = plan
         return plan
