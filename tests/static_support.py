@@ -54,3 +54,66 @@ def import_path(path: Path) -> ModuleType:
 def generate(entry: str, directory: Path, **keys: Any) -> ModuleType:
     """Render the config for ``entry`` into ``directory`` and import the module."""
     return import_path(render(static_config(entry, **keys), directory))
+
+
+# -- recording what binding registers, to compare static modules with dynamic binding ----------
+
+RECORDED = (
+    "make_struct_type",
+    "register_struct_model",
+    "make_struct_stub",
+    "add_overload",
+    "add_implicit_constructor",
+    "add_conversion",
+    "add_methods",
+    "add_mutating_methods",
+)
+
+
+def _describe(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_describe(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_describe(v)}" for k, v in sorted(value.items())) + "}"
+    from numba.cuda import types
+
+    if isinstance(value, types.Type):
+        return str(value)
+    if callable(value) and getattr(value, "_shim", None):
+        return value._shim
+    if isinstance(value, type):
+        return f"class {value.__name__}"
+    if callable(value):
+        return getattr(value, "__name__", type(value).__name__)
+    if type(value).__name__ == "Registries":
+        return "registries"
+    return str(value)
+
+
+def _recording_runtime(calls: list[str]):
+    """numbast.runtime with its registration functions wrapped to record their arguments."""
+    import types as pytypes
+
+    from numbast import runtime
+
+    recorder = pytypes.ModuleType("recording_runtime")
+    recorder.__dict__.update(runtime.__dict__)
+    original_lowering = getattr(runtime.shim_lowering, "original", runtime.shim_lowering)
+
+    def shim_lowering(shims, name, text, arguments, result, align=None, first=False, updated=False):
+        lowering = original_lowering(shims, name, text, arguments, result, align, first, updated)
+        lowering._shim = f"{name}|{text}|{_describe(arguments)}|{result}|{align}|{first}|{updated}"
+        return lowering
+
+    shim_lowering.original = original_lowering
+    recorder.shim_lowering = shim_lowering
+    for name in RECORDED:
+        original = getattr(runtime, name)
+
+        def record(*args, _name=name, _original=original, **kwargs):
+            described = [_describe(a) for a in args if type(a).__name__ != "Registries"]
+            calls.append(f"{_name}({', '.join(described)})")
+            return _original(*args, **kwargs)
+
+        setattr(recorder, name, record)
+    return recorder

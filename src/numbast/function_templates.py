@@ -150,7 +150,9 @@ class _Instantiator:
         self.options = options
         self.is_operator = is_operator
         self.params = decl.template_parameters
-        self._plans: dict[tuple, CallPlan] = {}  # (template argument keys, arity) -> plan
+        # (template argument keys, arity) -> plan, or why there is none (asking clang again on
+        # every typing attempt would cost a parse each time)
+        self._plans: dict[tuple, CallPlan | str] = {}
         self._by_signature: dict[tuple, CallPlan] = {}  # formal argument types -> plan
         self._lock = threading.Lock()
 
@@ -205,6 +207,8 @@ class _Instantiator:
         return None
 
     def _bind(self, index: int, argument: TemplateArgument, deduced: dict) -> None:
+        if index < len(self.explicit):
+            return  # as in C++: given explicitly, not deduced; the argument converts
         previous = deduced.get(index)
         if previous is not None and previous.key != argument.key:
             name = self.params[index].name
@@ -254,9 +258,11 @@ class _Instantiator:
             except (BindingError, UnsupportedTypeError) as exc:
                 # Instances cannot be made while Numba compiles (see the module docstring).
                 hint = "; index the class template on the host first" if "<" in str(exc) else ""
-                raise TypingError(f"{self._spelling(arguments)}: {exc}{hint}") from None
+                plan = f"{self._spelling(arguments)}: {exc}{hint}"
             with self._lock:
                 self._plans[key] = plan
+        if isinstance(plan, str):
+            raise TypingError(plan)
         return plan
 
     def _make_plan(self, arguments: list[TemplateArgument], arity: int) -> CallPlan:
@@ -329,9 +335,12 @@ def _register(key: Any, instantiator: _Instantiator) -> None:
         def generic(self, args, kws):
             try:
                 return instantiator.signature_for(self.context, args, kws)
-            except TypingError:
+            except TypingError as exc:
                 if instantiator.is_operator:
-                    return None  # not this operator's business: let other overloads try
+                    # Most uses of an operator are not this template's business: let other
+                    # overloads try, quietly.
+                    logger.debug("%s does not apply: %s", instantiator.decl.qual_name, exc)
+                    return None
                 raise
 
         def get_impl_key(self, sig):
