@@ -28,6 +28,7 @@ def function_kernel(lib):
     tmax, add_ref, store_twice, sum3 = lib.tmax, lib.add_ref, lib.store_twice, lib.sum3
     scale3, times_n, square = lib.scale_by[3], lib.times_n, lib.square
     times_5, mixed_add, byte_size = lib.times_n[types.float64, 5], lib.mixed_add, lib.byte_size
+    tmax_double = lib.tmax[types.float64]
 
     def kernel(f32, f64, i32):
         f32[0] = tmax(f32[1], f32[2])  # T from two floats
@@ -41,6 +42,7 @@ def function_kernel(lib):
         f64[3] = square(f64[2])  # a template in a namespace
         f64[4] = mixed_add(i32[1], f64[2])  # decltype(int + double) is double
         i32[3] = byte_size(f64[2])  # Bytes = sizeof(T), evaluated by clang
+        f64[5] = tmax_double(f32[1], f32[2])  # T given: the floats convert, as in C++
 
     return kernel
 
@@ -97,6 +99,7 @@ def test_function_templates_link_to_sm90_cubin(lib):
     ):
         assert call in source
     assert "::times_n<double, 5>(" in source and "::tmpl::square<double>(" in source
+    assert "::tmax<double>(" in source
 
 
 def test_class_templates_link_to_sm90_cubin(lib):
@@ -163,11 +166,11 @@ def test_non_deducible_parameter_asks_for_explicit_arguments(lib):
 def test_function_template_numbers(lib):
     kernel = cuda.jit(function_kernel(lib))
     f32 = cuda.to_device(np.array([0, 1.5, 2.5, 0, 0, 0, 0], dtype=np.float32))
-    f64 = cuda.to_device(np.array([0, 0, 3.0, 0, 0], dtype=np.float64))
+    f64 = cuda.to_device(np.array([0, 0, 3.0, 0, 0, 0], dtype=np.float64))
     i32 = cuda.to_device(np.array([0, 7, -2, 0], dtype=np.int32))
     kernel[1, 1](f32, f64, i32)
     np.testing.assert_allclose(f32.copy_to_host(), [2.5, 1.5, 2.5, 4.0, 3.0, 4.5, 5.0])
-    np.testing.assert_allclose(f64.copy_to_host(), [5.5, 15.0, 3.0, 9.0, 10.0])
+    np.testing.assert_allclose(f64.copy_to_host(), [5.5, 15.0, 3.0, 9.0, 10.0, 2.5])
     np.testing.assert_array_equal(i32.copy_to_host(), [7, 7, -2, 8])
 
 
