@@ -22,35 +22,28 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from numba.cuda import types
 from numba.cuda.datamodel.models import StructModel
 
 from ast_canopy.model import (
-    Access,
     ClassTemplate,
     ClassTemplateSpecialization,
     Function,
-    Method,
-    MethodKind,
-    Struct,
     TemplateParamKind,
     TypeKind,
 )
-from numbast.cxx_types import UnsupportedTypeError, normalize_cxx_name, strip_cv
+from numbast.class_instances import instance_struct
+from numbast.cxx_types import normalize_cxx_name, strip_cv
 from numbast.declaration_plans import location_of
 from numbast.diagnostics import BindingError, warn_skipped
 from numbast.shim_writer import ShimWriterBase
 from numbast.structs import bind_cxx_struct
 from numbast.template_args import (
-    NeedsProbe,
-    Substitution,
     TemplateArgument,
     explicit_argument,
     integer_value,
-    record_type,
     split_template_id,
     template_id,
     unsupported_parameter,
@@ -58,10 +51,8 @@ from numbast.template_args import (
 )
 from numbast.template_probe import (
     InstantiationOptions,
-    Probe,
     TemplateInstantiationError,
     complete_arguments,
-    run_probe,
     search_dirs_of,
 )
 from numbast.type_mapping import registered_numba_type
@@ -222,60 +213,11 @@ class _ClassTemplateBinder:
     # -- implicit instantiations --------------------------------------------------------------
     def _bind_instance(self, arguments: list[TemplateArgument]) -> type:
         spelling = template_id(self.decl.qual_name, arguments)
-        record = self.decl.record
-        self_names = [
-            self.decl.name,
-            self.decl.qual_name,
-            template_id(self.decl.name, [TemplateArgument(p.name) for p in self.params]),
-            template_id(self.decl.qual_name, [TemplateArgument(p.name) for p in self.params]),
-        ]
-        unresolved = self._unresolved(arguments, self_names)
-        public = [f.name for f in record.fields if f.access is Access.PUBLIC and not f.is_bitfield]
-        probe = Probe(
-            constants={
-                "nbi_size": f"sizeof(::{spelling})",
-                "nbi_align": f"alignof(::{spelling})",
-                **{f"nbi_offset_{n}": f"__builtin_offsetof(::{spelling}, {n})" for n in public},
-            },
-            types={"nbi_self": f"::{spelling}"},
-        )
-        aliases = {f"nbi_t{i}": text for i, text in enumerate(unresolved)}
-        what = f"{spelling} (from {location_of(record) or 'the header'})"
-        try:
-            answer = run_probe(
-                replace(probe, types={**probe.types, **aliases}),
-                self.shim_writer.preamble,
-                self.options,
-                what,
-                self._search_dirs,
-            )
-        except TemplateInstantiationError:
-            if not aliases:
-                raise
-            # Some member type is ill-formed for these arguments; the class itself may be fine
-            # (C++ only instantiates members that are used): retry for the layout alone.
-            answer = run_probe(
-                probe, self.shim_writer.preamble, self.options, what, self._search_dirs
-            )
-        qual_name = normalize_cxx_name(answer.types["nbi_self"].canonical_name)
-        size, align = answer.constants["nbi_size"], answer.constants["nbi_align"]
-        known = {text: answer.types[n] for n, text in aliases.items() if n in answer.types}
-        substitution = Substitution(
-            self.params, arguments, self_names, record_type(qual_name, size, align), known
-        )
-        struct = Struct(
-            name=self.decl.name,
-            qual_name=qual_name,
-            sizeof_=size,
-            alignof_=align,
-            fields=self._fields(substitution, answer.constants),
-            methods=self._methods(substitution, qual_name),
-            tag=record.tag,
-            file=record.file,
-            line=record.line,
+        struct = instance_struct(
+            self.decl, arguments, self.shim_writer.preamble, self.options, self._search_dirs
         )
         python_name = f"{self.python_name}[{', '.join(map(str, arguments))}]"
-        aliases_of_self = [spelling] if spelling != qual_name else []
+        aliases_of_self = [spelling] if spelling != struct.qual_name else []
         stub = bind_cxx_struct(
             self.shim_writer,
             struct,
@@ -287,73 +229,8 @@ class _ClassTemplateBinder:
         if stub is None:
             raise TemplateInstantiationError(f"{spelling} could not be bound (see the warning)")
         self._tag(stub, arguments)
-        logger.debug("instantiated %s as %s (%d bytes)", spelling, python_name, size)
+        logger.debug("instantiated %s as %s (%d bytes)", spelling, python_name, struct.sizeof_)
         return stub
-
-    def _unresolved(self, arguments: list[TemplateArgument], self_names: list[str]) -> list[str]:
-        """Spellings of member types that only clang can resolve, each once."""
-        substitution = Substitution(self.params, arguments, self_names, record_type("", 0, 1))
-        record = self.decl.record
-        found: dict[str, None] = {}
-        member_types = [f.type_ for f in record.fields]
-        for method in record.methods:
-            member_types += [method.return_type, *(p.type_ for p in method.params)]
-        for member_type in member_types:
-            try:
-                substitution.type(member_type)
-            except NeedsProbe as need:
-                found.setdefault(need.text)
-            except UnsupportedTypeError:
-                continue
-        return list(found)
-
-    def _fields(self, substitution: Substitution, constants: Mapping[str, int]) -> tuple:
-        fields = []
-        for field in self.decl.record.fields:
-            try:
-                field_type = substitution.type(field.type_)
-            except UnsupportedTypeError as exc:
-                logger.info(
-                    "%s gets an opaque data model: field %s: %s",
-                    substitution.self_type.name,
-                    field.name,
-                    exc,
-                )
-                return ()
-            offset = constants.get(f"nbi_offset_{field.name}", field.offset)
-            fields.append(replace(field, type_=field_type, offset=offset))
-        return tuple(fields)
-
-    def _methods(self, substitution: Substitution, qual_name: str) -> tuple[Method, ...]:
-        methods = []
-        for method in self.decl.record.methods:
-            name = self.decl.name if method.kind.is_constructor else method.name
-            member = f"{qual_name}::{name}"
-            try:
-                methods.append(
-                    replace(
-                        method,
-                        name=name,
-                        qual_name=member,
-                        parent_qual_name=qual_name,
-                        mangled_name="",
-                        return_type=substitution.type(method.return_type),
-                        params=tuple(
-                            replace(p, type_=substitution.type(p.type_)) for p in method.params
-                        ),
-                    )
-                )
-            except UnsupportedTypeError as exc:
-                if _is_bound_by_design(method):
-                    warn_skipped("method", member, str(exc), location_of(method))
-        return tuple(methods)
-
-
-def _is_bound_by_design(method: Method) -> bool:
-    # Copy/move constructors and destructors are never bound, so failing to substitute their
-    # types is not worth a warning.
-    skipped = (MethodKind.COPY_CONSTRUCTOR, MethodKind.MOVE_CONSTRUCTOR, MethodKind.DESTRUCTOR)
-    return method.access is Access.PUBLIC and method.kind not in skipped
 
 
 def instantiate_used(stubs: Iterable[ClassTemplateStub], signatures: Iterable[Function]) -> None:

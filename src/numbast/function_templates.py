@@ -26,7 +26,7 @@ from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate
 
-from ast_canopy.model import FunctionTemplate, TemplateParamKind, Type, TypeKind
+from ast_canopy.model import FunctionTemplate, Type
 from numbast import functions
 from numbast.callables import CallPlan, plan_call
 from numbast.cxx_types import UnsupportedTypeError, strip_cv
@@ -42,10 +42,9 @@ from numbast.template_args import (
     Substitution,
     TemplateArgument,
     explicit_argument,
-    split_template_id,
-    type_argument,
     unsupported_parameter,
 )
+from numbast.template_deduction import Deduction, DeductionError
 from numbast.template_probe import (
     InstantiationOptions,
     Probe,
@@ -58,7 +57,6 @@ logger = logging.getLogger(__name__)
 
 _LOCK = threading.RLock()
 _STUBS: dict[str, FunctionTemplateStub] = {}
-_PARAM_INDEX = re.compile(r"type-parameter-0-(\d+)")
 
 
 class FunctionTemplateStub:
@@ -128,10 +126,6 @@ def _hashable(arguments: tuple) -> tuple:
     return tuple((type(a), a) if isinstance(a, (bool, int)) else a for a in arguments)
 
 
-class _Deduction(TypingError):
-    pass
-
-
 class _Instantiator:
     """Deduces, instantiates and lowers one function template for one set of explicit
     arguments. Also the key its lowering is registered under."""
@@ -179,14 +173,14 @@ class _Instantiator:
         if self.is_operator and not any(_is_bound_class(a) for a in args):
             # C++ overloads operators only for class and enum operands; without this an
             # unconstrained template would capture every int + int in every kernel.
-            raise _Deduction("no operand is a bound C++ class or enum")
-        deduced: dict[int, TemplateArgument] = dict(enumerate(self.explicit))
+            raise DeductionError("no operand is a bound C++ class or enum")
+        deduction = Deduction(self.params, self.explicit)
         for param, actual in zip(self.decl.function.params, args, strict=False):
-            self._deduce(param.type_.referenced(), actual, deduced)
+            deduction.deduce(param.type_, actual)
         try:
             return complete_arguments(
                 self.params,
-                deduced,
+                deduction.arguments,
                 self.shim_writer.preamble,
                 self.options,
                 self.decl.qual_name,
@@ -194,53 +188,7 @@ class _Instantiator:
                 hint=f"give it explicitly: {self.decl.name}[...](...)",
             )
         except BindingError as exc:
-            raise _Deduction(str(exc)) from None
-
-    def _index_of(self, pattern: Type) -> int | None:
-        match = _PARAM_INDEX.fullmatch(strip_cv(pattern.canonical_name))
-        if match is not None:
-            return int(match[1])
-        written = strip_cv(pattern.unqualified_non_ref_type_name or pattern.name)
-        for index, param in enumerate(self.params):
-            if param.name == written:
-                return index
-        return None
-
-    def _bind(self, index: int, argument: TemplateArgument, deduced: dict) -> None:
-        if index < len(self.explicit):
-            return  # as in C++: given explicitly, not deduced; the argument converts
-        previous = deduced.get(index)
-        if previous is not None and previous.key != argument.key:
-            name = self.params[index].name
-            raise _Deduction(f"{name} deduced as both {previous} and {argument}")
-        deduced[index] = argument
-
-    def _deduce(self, pattern: Type, actual: types.Type, deduced: dict) -> None:
-        if pattern.kind is TypeKind.POINTER and pattern.pointee is not None:
-            if isinstance(actual, types.CPointer):
-                self._deduce(pattern.pointee, actual.dtype, deduced)
-            return
-        if pattern.kind is not TypeKind.DEPENDENT:
-            return
-        index = self._index_of(pattern)
-        if index is not None:
-            if self.params[index].kind is TemplateParamKind.TYPE:
-                try:
-                    self._bind(index, type_argument(actual), deduced)
-                except UnsupportedTypeError as exc:
-                    raise _Deduction(str(exc)) from None
-            return
-        template = split_template_id(strip_cv(pattern.unqualified_non_ref_type_name))
-        if template is None:
-            return  # a non-deduced context (typename X<T>::type ...)
-        name, spelled = template
-        instance_of = getattr(actual, "template_qual_name", None)
-        if instance_of is None or name.split("::")[-1] != instance_of.split("::")[-1]:
-            raise _Deduction(f"{actual} is not an instance of {name}")
-        for text, argument in zip(spelled, actual.template_arguments, strict=False):
-            for index, param in enumerate(self.params):
-                if param.name == text.strip():
-                    self._bind(index, argument, deduced)
+            raise DeductionError(str(exc)) from None
 
     # -- instantiation ----------------------------------------------------------------------
     def _spelling(self, arguments: Sequence[TemplateArgument]) -> str:
