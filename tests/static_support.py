@@ -117,3 +117,68 @@ def _recording_runtime(calls: list[str]):
 
         setattr(recorder, name, record)
     return recorder
+
+
+def dynamic_registrations(
+    config: StaticConfig, parent_types: dict[str, str], monkeypatch
+) -> list[str]:
+    """What ``numbast.header.bind_declarations`` registers for the config's header (parsed for
+    its first arch), recorded. ``monkeypatch`` (pytest's, or any object with ``setattr``)
+    routes numbast.functions / numbast.structs through the recording runtime."""
+    from numba.cuda import types
+
+    import numbast.functions
+    import numbast.structs
+    from ast_canopy import parse_declarations_from_source
+    from numbast.header import bind_declarations
+    from numbast.shim_writer import MemoryShimWriter
+
+    calls: list[str] = []
+    recorder = _recording_runtime(calls)
+    for binder in (numbast.functions, numbast.structs):
+        for name in RECORDED:
+            if hasattr(binder, name):
+                monkeypatch.setattr(binder, name, getattr(recorder, name))
+    monkeypatch.setattr(numbast.runtime, "shim_lowering", recorder.shim_lowering)
+    monkeypatch.setattr(numbast.functions, "_FUNCTION_STUBS", {})
+    decls = parse_declarations_from_source(
+        config.entry_point, list(config.file_list), config.gpu_arch[0]
+    )
+    parents = {name: getattr(types, cls) for name, cls in parent_types.items()}
+    models = {}
+    if config.data_models:
+        from numba.cuda.datamodel import models as numba_models
+
+        models = {name: getattr(numba_models, m) for name, m in config.data_models.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bind_declarations(
+            MemoryShimWriter(""), decls, parents, models, config.function_argument_intents
+        )
+    return calls
+
+
+def static_registrations(module: ModuleType) -> list[str]:
+    """What the generated ``module``'s tables register, applied again through the recording
+    runtime (the module's own import used its embedded copy of the runtime)."""
+    from numba.cuda import types
+
+    from numbast.static import module_runtime
+
+    calls: list[str] = []
+    recorder = _recording_runtime(calls)
+    struct_types = module_runtime.make_struct_types(recorder, module._nb_struct_table, "test")
+    enums = module_runtime.make_enums(module._nb_enum_table)
+    type_table = module._nb_type_table(types, module._nb_vector_types, struct_types, enums)
+    shared = (module._nb_shims, module._numbast_shim_library, recorder.DEFAULT_REGISTRIES)
+    module_runtime.bind_structs(
+        recorder,
+        module._nb_struct_table,
+        struct_types,
+        module._nb_struct_bodies,
+        type_table,
+        *shared,
+        "test",
+    )
+    module_runtime.bind_functions(recorder, module._nb_function_table, type_table, *shared)
+    return calls

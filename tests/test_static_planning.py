@@ -1,0 +1,152 @@
+"""The static generator's building blocks: the numba-free planning agrees with the run-time
+half, Numba types spelled as source build the same types as dynamic binding's table, the
+per-arch merge, and the literals the module writer emits."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from ast_canopy.model import (
+    Declarations,
+    ExecutionSpace,
+    Field,
+    Function,
+    ParamVar,
+    Struct,
+    Type,
+    TypeKind,
+)
+from numbast.static.arch_merge import (
+    ArchMismatchError,
+    arch_condition,
+    guard_shim,
+    merge_declarations,
+)
+from numbast.static.binding_plan import remove_prefix
+from numbast.static.module_writer import embedded_source, literal, source_literal
+from numbast.static.numba_exprs import TYPE_SCOPE, is_integer, static_type_table
+
+
+def test_planning_argument_record_matches_the_runtime():
+    from numbast import callables, runtime
+
+    assert callables.ShimArgument._fields == runtime.ShimArgument._fields
+    assert callables.ShimArgument._field_defaults == runtime.ShimArgument._field_defaults
+    for mode in ("COPY", "POINTER", "HIDDEN_OUT"):
+        assert getattr(callables, mode) == getattr(runtime, mode)
+
+
+def _evaluate(expr):
+    from numba.cuda import types
+    from numba.cuda.vector_types import vector_types
+
+    scope = dict(zip(TYPE_SCOPE, (types, vector_types, (), ()), strict=True))
+    return eval(expr.source, scope)
+
+
+def _builtin(name: str, kind=TypeKind.BUILTIN) -> Type:
+    return Type(name, name, name, kind)
+
+
+def test_spelled_types_build_what_dynamic_binding_maps_to():
+    from numbast import type_mapping
+
+    table = static_type_table()
+    expected = {**type_mapping._BUILTINS, **type_mapping._vector_type_table()}
+    assert expected  # builtins and the CUDA vector types
+    for cxx_name, numba_type in expected.items():
+        assert _evaluate(table.lookup(cxx_name)) == numba_type, cxx_name
+    pointer = Type("float *", "float *", "float *", TypeKind.POINTER, pointee=_builtin("float"))
+    array = Type(
+        "int[2][3]", "int[2][3]", "int[2][3]", TypeKind.ARRAY, pointee=_builtin("int"),
+        array_extents=(2, 3),
+    )  # fmt: skip
+    for cxx_type in (pointer, array):
+        assert _evaluate(table.to_type(cxx_type)) == type_mapping.to_numba_type(cxx_type)
+
+
+def test_integer_check_matches_numba():
+    from numba.cuda import types
+
+    table = static_type_table()
+    for cxx_name in ("char", "unsigned long long", "int", "bool", "float"):
+        expr = table.lookup(cxx_name)
+        assert is_integer(expr) == isinstance(_evaluate(expr), types.Integer), cxx_name
+
+
+def test_remove_prefix():
+    assert remove_prefix("mylib_add", ("other_", "mylib_")) == "add"
+    assert remove_prefix("mylib_", ("mylib_",)) == "mylib_"  # nothing would be left
+    assert remove_prefix("add", ("mylib_",)) == "add"
+
+
+# -- several arches ---------------------------------------------------------------------------
+
+INT = _builtin("int")
+
+
+def _function(name: str, space=ExecutionSpace.DEVICE) -> Function:
+    return Function(name, name, INT, (ParamVar("x", INT),), space, mangled_name=f"_Z{name}i")
+
+
+def _struct(size: int) -> Struct:
+    return Struct("s", "s", size, 4, fields=(Field("a", INT, offset=0),))
+
+
+def test_merge_keeps_the_union_and_remembers_partial_declarations():
+    common, newer, host_on_80 = _function("common"), _function("newer"), _function("h")
+    sm80 = Declarations(
+        functions=[common, dataclasses.replace(host_on_80, exec_space=ExecutionSpace.HOST)]
+    )
+    sm90 = Declarations(functions=[common, newer, host_on_80], structs=[_struct(4)])
+    merged = merge_declarations([("sm_80", sm80), ("sm_90", sm90)], "h.cuh")
+    assert [f.name for f in merged.decls.functions] == ["common", "h", "newer"]
+    assert merged.arches_of("_Zcommoni") is None
+    assert merged.arches_of("_Zneweri") == ("sm_90",)
+    assert merged.arches_of("_Zhi") == ("sm_90",)  # host-only on sm_80 counts as absent
+    h = next(f for f in merged.decls.functions if f.name == "h")
+    assert h.exec_space is ExecutionSpace.DEVICE
+
+
+def test_merge_refuses_a_struct_whose_layout_differs():
+    sm80 = Declarations(structs=[_struct(4)])
+    sm90 = Declarations(structs=[_struct(8)])
+    with pytest.raises(ArchMismatchError, match="struct s in h.cuh.*sm_90.*one module per arch"):
+        merge_declarations([("sm_80", sm80), ("sm_90", sm90)], "h.cuh")
+
+
+def test_arch_conditions_and_guarded_shims():
+    assert arch_condition("sm_90") == "(__CUDA_ARCH__ == 900)"
+    assert arch_condition("sm_100") == "(__CUDA_ARCH__ == 1000)"
+    assert arch_condition("sm_90a") == (
+        "(__CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL))"
+    )
+    guarded = guard_shim("int f();\n", 'f "x"', ["sm_90"], ["sm_80", "sm_90"])
+    assert guarded.startswith("#if defined(__CUDA_ARCH__) && ((__CUDA_ARCH__ == 900))\nint f();\n")
+    assert "#error \"numbast: f 'x' is declared for sm_90 only" in guarded
+    assert guarded.endswith("#endif\n")
+
+
+# -- literals ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        ("a", 1, None, True, (2, ("x",))),
+        ('quote " and \\ backslash\nnew line\ttab é \U0001f600', ()),
+        (),
+    ],
+)
+def test_literals_round_trip(value):
+    assert eval(literal(value)) == value
+
+
+def test_embedded_sources_round_trip():
+    for package, name in (("numbast", "runtime.py"), ("numbast.static", "module_runtime.py")):
+        text = embedded_source(package, name)
+        assert eval(source_literal(text)) == text
+    tricky = "ends with a quote '"
+    assert eval(source_literal(tricky)) == tricky
