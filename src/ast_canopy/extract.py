@@ -20,6 +20,7 @@ from ast_canopy.model import (
     Enum_,
     Typedef,
 )
+from ast_canopy.spelling import split_template_arguments
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +113,7 @@ class Extractor:
             ClassTemplateSpecialization(
                 record=record,
                 template_qual_name=qualified_name(primary),
-                template_arguments=templates.split_template_arguments(display),
+                template_arguments=split_template_arguments(display),
             )
         )
 

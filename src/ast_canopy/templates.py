@@ -80,25 +80,3 @@ def record_kind_of_template(cursor: ci.Cursor) -> ci.CursorKind:
     return ci.CursorKind.from_id(ci.conf.lib.clang_getTemplateCursorKind(cursor))
 
 
-def split_template_arguments(display_name: str) -> tuple[str, ...]:
-    """``"Vec<float, 3>"`` -> ``("float", "3")``, splitting at top-level commas only."""
-    start = display_name.find("<")
-    if start < 0 or not display_name.endswith(">"):
-        return ()
-    inner = display_name[start + 1 : -1]
-    args: list[str] = []
-    depth = 0
-    current = []
-    for ch in inner:
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            args.append("".join(current).strip())
-            current = []
-        else:
-            current.append(ch)
-    if "".join(current).strip():
-        args.append("".join(current).strip())
-    return tuple(args)

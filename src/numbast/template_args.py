@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from numba.cuda import types
 
 from ast_canopy.model import TemplateParam, TemplateParamKind, Type, TypeKind
+from ast_canopy.spelling import split_template_arguments
 from numbast.cxx_types import UnsupportedTypeError, normalize_cxx_name, strip_cv
 from numbast.type_mapping import cxx_spelling_of, enum_storage_type, registered_numba_type
 
@@ -120,21 +121,7 @@ def split_template_id(spelling: str) -> tuple[str, tuple[str, ...]] | None:
     start = spelling.find("<")
     if start <= 0 or not spelling.endswith(">"):
         return None
-    args: list[str] = []
-    depth, current = 0, []
-    for ch in spelling[start + 1 : -1]:
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            args.append("".join(current).strip())
-            current = []
-        else:
-            current.append(ch)
-    if "".join(current).strip():
-        args.append("".join(current).strip())
-    return spelling[:start].strip(), tuple(args)
+    return spelling[:start].strip(), split_template_arguments(spelling)
 
 
 def template_id(name: str, arguments: Sequence[TemplateArgument]) -> str:
