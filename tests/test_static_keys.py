@@ -265,6 +265,32 @@ def test_cooperative_functions_mark_kernels_for_a_cooperative_launch(tmp_path):
     link_kernel_to_cubin(syncs, (types.int32[:],))
 
 
+@pytest.mark.gpu
+def test_cooperative_kernel_is_launched_cooperatively(tmp_path):
+    from numba import cuda
+
+    mod = generate(
+        "cooperative.cuh", tmp_path, Cooperative_Launch_Required_Functions_Regex=["barrier$"]
+    )
+    grid_barrier = mod.grid_barrier
+
+    @cuda.jit
+    def kernel(out):
+        i = cuda.grid(1)
+        out[i] = 1
+        grid_barrier()
+        if i == 0:
+            total = 0
+            for j in range(out.size):
+                total += out[j]
+            out[0] = total
+
+    out = cuda.to_device(np.zeros(256, dtype=np.int32))
+    kernel[4, 64](out)
+    assert all(overload.cooperative for overload in kernel.overloads.values())
+    assert out.copy_to_host()[0] == 256
+
+
 # -- API Prefix Removal, Skip Prefix ------------------------------------------------------------
 
 
