@@ -176,3 +176,39 @@ def test_static_registrations_equal_dynamic_ones(tmp_path, monkeypatch, header, 
     static_calls = static_registrations(module)
     assert sorted(static_calls) == sorted(dynamic_calls)
     assert any("nbi_shim_" in call for call in static_calls)
+
+
+# -- the command line -------------------------------------------------------------------------
+
+
+def _cli(tmp_path: Path, config_text: str) -> subprocess.CompletedProcess:
+    config = tmp_path / "config.yml"
+    config.write_text(config_text)
+    command = [sys.executable, "-m", "numbast", "--cfg-path", str(config), "--output-dir", "out"]
+    return subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize(
+    ("header", "arches", "expected"),
+    [
+        ("broken.cuh", "sm_90", "broken.cuh:5:36: error: expected ';' after struct"),
+        ("arch_layout.cuh", "[sm_80, sm_90]", "one module per arch"),
+    ],
+)
+def test_cli_failures_are_one_paragraph_without_a_traceback(tmp_path, header, arches, expected):
+    entry = DATA / header
+    result = _cli(tmp_path, f"Entry Point: {entry}\nFile List: [{entry}]\nGPU Arch: {arches}\n")
+    assert result.returncode == 1
+    assert result.stderr.startswith("numbast: error: ")
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_reports_skipped_declarations_as_log_lines(tmp_path):
+    entry = DATA / "skipped.cuh"
+    result = _cli(tmp_path, f"Entry Point: {entry}\nFile List: [{entry}]\nGPU Arch: sm_90\n")
+    assert result.returncode == 0, result.stderr
+    assert "numbast: WARNING: 3 declarations of skipped.cuh could not be bound" in result.stderr
+    assert "warnings.warn" not in result.stderr and "report_skipped" not in result.stderr
+    assert (tmp_path / "out" / "skipped.py").is_file()

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from numbast.static.config import ConfigError, StaticConfig, load_config
@@ -49,17 +50,36 @@ def run_static_generator(cfg_path: str, output_dir: str) -> int:
         )
 
     try:
-        source = render_bindings_module(config)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            source = render_bindings_module(config)
     except ConfigError as exc:
         return _fail(str(exc))
     except Exception as exc:  # the renderer may fail in any way; the CLI owes one paragraph
         logger.debug("rendering failed", exc_info=True)
+        from ast_canopy.errors import ParseError
+        from numbast.static.arch_merge import ArchMismatchError
+
+        if isinstance(exc, ParseError):
+            listing = "\n".join(f"  {d}" for d in exc.diagnostics)
+            return _fail(
+                f"clang could not parse {exc.header} (config {config.config_path}):\n{listing}\n"
+                "Fix the header, or give the include directories (Clang Include Paths) and "
+                "macros (Predefined Macros) it needs."
+            )
+        if isinstance(exc, ArchMismatchError):
+            return _fail(f"{exc} (config {config.config_path})")
         if os.environ.get("NUMBAST_DEBUG") == "1":
             raise
         return _fail(
             f"generating bindings for {config.entry_point} (config {config.config_path}) failed: "
-            f"{type(exc).__name__}: {exc}. Set NUMBAST_DEBUG=1 to see the traceback."
+            f"{type(exc).__name__}: {str(exc).rstrip('.')}. Set NUMBAST_DEBUG=1 to see the "
+            "traceback."
         )
+    # The library warns (skipped declarations...); on the command line that is one log line
+    # each, without the Python source location warnings.showwarning would add.
+    for warning in caught:
+        logger.warning("%s", str(warning.message).removeprefix("numbast: "))
     if not isinstance(source, str):
         return _fail(
             f"the renderer returned {type(source).__name__} instead of the module's source text "
