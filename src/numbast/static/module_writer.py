@@ -281,19 +281,26 @@ def write_module(
         '_nb_loader = _nb_load("module_runtime", _nb_module_runtime_source)\n',
         "_nb_loader.warn_if_older_cuda(\n"
         f"    _nb_generated_with_cuda, __name__, {literal(regenerate_command(config))}\n)\n\n",
+        "# (shim name, C++ text): compiled only once a kernel calls it.\n",
         _rows("_nb_shims", shims),
         "\n",
         _shim_library_block(config),
         _registries_block(config),
         "\n",
+        "# (Python name, C++ name, ((enumerator, value), ...))\n",
         _rows("_nb_enum_table", enums),
+        "# (Python name, C++ name, qualified name, sizeof, alignof, Types, Data Models)\n",
         _rows("_nb_struct_table", structs),
         "_nb_enums = _nb_loader.make_enums(_nb_enum_table)\n",
         "_nb_struct_types = _nb_loader.make_struct_types(_nb_rt, _nb_struct_table, __name__)\n\n\n",
         _type_table_function(tables.types),
         "\n\n_nb_types = _nb_type_table(\n"
         "    _nb_numba_types, _nb_vector_types, _nb_struct_types, _nb_enums\n)\n\n",
+        "# Per struct: (fields ((name, type), ...) or None, public fields, members (kind, name,\n"
+        "# call, implicit conversion / non-const)). A call is (shim, ((type, mode, align), ...),\n"
+        "# result type or -1, result align, returns its first argument); types index _nb_types.\n",
         _rows("_nb_struct_bodies", bodies),
+        "# (Python name, C++ name, operator, call, typing label, needs a cooperative launch)\n",
         _rows("_nb_function_table", functions),
         _apply_block(bindings),
         f"__all__ = {literal(tuple(sorted(public)))}\n",
