@@ -9,8 +9,10 @@ beyond defining names.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Hashable, Sequence
+from types import ModuleType
 from typing import Any, NamedTuple
 
 from llvmlite import ir
@@ -158,8 +160,35 @@ class Registries(NamedTuple):
 
 
 DEFAULT_REGISTRIES = Registries()
-_LOCK = threading.Lock()
-_OVERLOADS: dict[tuple[int, Hashable], type[ConcreteTemplate]] = {}
+
+
+def _process_state() -> dict[str, Any]:
+    """Registration state shared by every copy of this runtime in the process.
+
+    Each generated static module embeds its own copy of this file; overloads of one Python
+    operator, the float()/int() conversions of a type and the non-const method table must still
+    be one per process, or two modules would shadow each other. The state lives in a
+    placeholder module, versioned by layout.
+    """
+    holder = sys.modules.get(_STATE_MODULE)
+    if holder is None:
+        holder = sys.modules.setdefault(_STATE_MODULE, ModuleType(_STATE_MODULE))
+    if not hasattr(holder, "state"):
+        holder.state = {
+            "lock": threading.RLock(),
+            "overloads": {},  # (id(typing registry), key) -> ConcreteTemplate class
+            "builtin_conversions": {},  # (type class, builtin) -> chosen target type
+            "mutators": {},  # (type class, method name) -> [(signature, lowering)]
+            "mutating_stubs": {},  # method name -> stub global
+            "rewrite": [],  # the installed rewrite class, once per process
+        }
+    return holder.state
+
+
+_STATE_MODULE = "_numbast_runtime_state_v1"
+_STATE = _process_state()
+_LOCK = _STATE["lock"]
+_OVERLOADS: dict[tuple[int, Hashable], type[ConcreteTemplate]] = _STATE["overloads"]
 
 
 def is_bound_type(numba_type: types.Type) -> bool:
@@ -215,9 +244,8 @@ def add_overload(
 
 
 def _is_binding_stub(key: Hashable) -> bool:
-    return getattr(key, "_numbast_stub_", False) or (
-        isinstance(key, type) and issubclass(key, BoundCxxStruct)
-    )
+    # An attribute, not isinstance: every runtime copy has its own BoundCxxStruct class.
+    return getattr(key, "_numbast_stub_", False)
 
 
 def make_function_stub(qual_name: str, python_name: str) -> Callable[..., Any]:
@@ -330,6 +358,7 @@ def make_struct_stub(python_name: str, qual_name: str, numba_type: types.Type) -
         {
             "_numba_type_": numba_type,
             "_cxx_name_": qual_name,
+            "_numbast_stub_": True,
             "__doc__": f"CUDA C++ type {qual_name} (bound from C++).",
         },
     )
@@ -361,7 +390,7 @@ def _conversion_rank(target: types.Type) -> int:
     return getattr(target, "bitwidth", 0)
 
 
-_BUILTIN_CONVERSIONS: dict[tuple[type, Any], types.Type] = {}
+_BUILTIN_CONVERSIONS: dict[tuple[type, Any], types.Type] = _STATE["builtin_conversions"]
 
 
 def add_conversion(
@@ -437,8 +466,8 @@ def add_methods(
 # (and stores ``obj`` back into ``arr[i]`` when it was read from there). For types that do not
 # bind a non-const ``m`` the helper calls the method normally and returns ``obj`` unchanged.
 
-_MUTATORS: dict[tuple[type, str], list[tuple[Signature, Callable]]] = {}
-_MUTATING_STUBS: dict[str, Callable] = {}
+_MUTATORS: dict[tuple[type, str], list[tuple[Signature, Callable]]] = _STATE["mutators"]
+_MUTATING_STUBS: dict[str, Callable] = _STATE["mutating_stubs"]
 
 
 def add_mutating_methods(
@@ -497,7 +526,7 @@ def _mutating_stub(name: str, registries: Registries) -> Callable:
     return stub
 
 
-_REWRITE_INSTALLED = []
+_REWRITE_INSTALLED: list = _STATE["rewrite"]
 
 
 def _install_mutation_rewrite() -> None:
