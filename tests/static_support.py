@@ -67,6 +67,7 @@ RECORDED = (
     "add_conversion",
     "add_methods",
     "add_mutating_methods",
+    "add_static_methods",
 )
 
 

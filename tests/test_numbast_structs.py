@@ -51,6 +51,10 @@ def make_kernel(lib):
         counters[0] = Counter(np.int32(1), np.float32(1.0))
         counters[0].bump(np.int32(3))  # written back into the array element
         out[18] = counters[0].count
+        made = Counter.make(np.int32(5))  # static methods, called on the type
+        out[19] = made.count * made.weight
+        out[20] = Counter.twice(np.int32(21))
+        out[21] = Counter.twice(np.float32(2.0))
 
     return kernel
 
@@ -60,6 +64,11 @@ def test_public_fields_only(lib):
 
     numba_type = as_numba_type(lib.Counter)
     assert numba_type.cxx_qual_name == "Counter"
+
+
+def test_static_methods_are_attributes_of_the_type(lib):
+    with pytest.raises(TypeError, match="Counter::make"):
+        lib.Counter.make(3)
 
 
 def test_stub_cannot_be_instantiated_on_the_host(lib):
@@ -84,10 +93,11 @@ def test_private_field_is_not_an_attribute(lib):
 @pytest.mark.gpu
 def test_numbers(lib):
     kernel = cuda.jit(make_kernel(lib))
-    out = cuda.to_device(np.zeros(19, dtype=np.float64))
+    out = cuda.to_device(np.zeros(22, dtype=np.float64))
     kernel[1, 1](out)
     np.testing.assert_allclose(
-        out.copy_to_host(), [0, 1, 3, 2.5, 4, 6, 30, 7.5, 7, 7.5, 7.5, 9, 18, 1, 6, 40, 4, 3, 4]
+        out.copy_to_host(),
+        [0, 1, 3, 2.5, 4, 6, 30, 7.5, 7, 7.5, 7.5, 9, 18, 1, 6, 40, 4, 3, 4, 10, 42, 5],
     )
 
 

@@ -118,13 +118,14 @@ class MemberKind(str, Enum):
     CONVERSION = "conversion"  # operator T(): a cast to the call's result type
     OPERATOR = "operator"  # a member operator, bound to a Python operator like a free one
     METHOD = "method"
+    STATIC_METHOD = "static_method"  # called on the type: ``MyType.create(args)``
 
 
 @dataclass(frozen=True)
 class MemberPlan:
     kind: MemberKind
     call: CallPlan
-    name: str = ""  # the method's name (METHOD)
+    name: str = ""  # the method's name (METHOD, STATIC_METHOD)
     operator: Callable | None = None  # the ``operator`` function (OPERATOR)
     implicit: bool = False  # CONSTRUCTOR: non-explicit converting, so also a conversion
     mutates: bool = False  # METHOD: non-const, so it updates its object in place
@@ -202,6 +203,15 @@ def plan_member(
             type_table=type_table,
         )
         return MemberPlan(MemberKind.METHOD, plan, name=method.name, mutates=not method.is_const)
+    if kind is MethodKind.STATIC_METHOD:
+        plan = plan_call(
+            shim_name(),
+            params,
+            method.return_type,
+            functools.partial(function_call_body, f"::{decl.qual_name}::{method.name}"),
+            type_table=type_table,
+        )
+        return MemberPlan(MemberKind.STATIC_METHOD, plan, name=method.name)
     raise BindingError(f"{kind.value} members are not bound yet")
 
 

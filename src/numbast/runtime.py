@@ -181,6 +181,9 @@ def _process_state() -> dict[str, Any]:
             "mutators": {},  # (type class, method name) -> [(signature, lowering)]
             "mutating_stubs": {},  # method name -> stub global
             "rewrite": [],  # the installed rewrite class, once per process
+            "static_members": {},  # (struct stub, name) -> function stub of a static method
+            "static_attribute": [],  # the installed attribute template, once per process
+            "static_lowered": set(),  # (struct stub, name) with a getattr lowering
         }
     return holder.state
 
@@ -541,7 +544,12 @@ def _install_mutation_rewrite() -> None:
             self.block = block
             self.definitions = {}
             self.calls = []
+            constants = set()  # names bound to globals: ``MyType.create()`` mutates nothing
             for inst in block.body:
+                if isinstance(inst, ir.assign_types) and isinstance(
+                    inst.value, (ir.global_types, ir.freevar_types)
+                ):
+                    constants.add(inst.target.name)
                 if not isinstance(inst, ir.assign_types) or not isinstance(
                     inst.value, ir.expr_types
                 ):
@@ -550,7 +558,11 @@ def _install_mutation_rewrite() -> None:
                 self.definitions[inst.target.name] = expr
                 if expr.op == "call" and expr.func.name in self.definitions:
                     callee = self.definitions[expr.func.name]
-                    if callee.op == "getattr" and callee.attr in _MUTATING_STUBS:
+                    if (
+                        callee.op == "getattr"
+                        and callee.attr in _MUTATING_STUBS
+                        and callee.value.name not in constants
+                    ):
                         self.calls.append(inst)
             return bool(self.calls)
 
@@ -583,3 +595,72 @@ def _install_mutation_rewrite() -> None:
             return block
 
     _REWRITE_INSTALLED.append(RewriteMutatingMethodCalls)
+
+
+# -- static methods ---------------------------------------------------------------------------
+#
+# ``MyType.create(args)`` in a kernel: ``MyType`` is typed as the Function of its constructors,
+# and one attribute template on Function types answers ``.create`` with the static method's own
+# function stub, whose overloads are ordinary bound calls.
+
+_STATIC_MEMBERS: dict[tuple[Any, str], Callable] = _STATE["static_members"]
+
+
+def add_static_methods(
+    struct_stub: type,
+    qual_name: str,
+    methods: dict[str, list[tuple[Signature, Callable]]],
+    registries: Registries = DEFAULT_REGISTRIES,
+) -> None:
+    """Static methods by name -> overloads as (signature, lowering)."""
+    _ensure_global(struct_stub, registries)
+    _install_static_member_attribute(registries)
+    for name, overloads in methods.items():
+        with _LOCK:
+            function_stub = _STATIC_MEMBERS.get((struct_stub, name))
+            if function_stub is None:
+                function_stub = make_function_stub(f"{qual_name}::{name}", name)
+                _STATIC_MEMBERS[(struct_stub, name)] = function_stub
+            first = (struct_stub, name) not in _STATE["static_lowered"]
+            _STATE["static_lowered"].add((struct_stub, name))
+        for sig, lowering in overloads:
+            add_overload(function_stub, sig, lowering, name, registries)
+        if first:
+            # The attribute is a function: a compile-time value, nothing to compute.
+            registries.lowering.lower_getattr(types.Function, name)(_no_value)
+        setattr(struct_stub, name, function_stub)
+
+
+def _no_value(context, builder, typ, value):
+    return context.get_dummy_value()
+
+
+def _ensure_global(struct_stub: type, registries: Registries) -> None:
+    """Make the struct's stub a typed global even when it has no bound constructor."""
+    with _LOCK:
+        if (id(registries.typing), struct_stub) in _OVERLOADS:
+            return
+        template = type(
+            f"numbast_{struct_stub.__name__}_overloads", (ConcreteTemplate,), {"key": struct_stub}
+        )
+        template.cases = []
+        _OVERLOADS[(id(registries.typing), struct_stub)] = template
+        registries.typing.register_global(struct_stub, types.Function(template))
+
+
+def _install_static_member_attribute(registries: Registries) -> None:
+    installed = _STATE["static_attribute"]
+    if id(registries.typing) in installed:
+        return
+
+    class StaticMemberAttributes(AttributeTemplate):
+        key = types.Function
+
+        def generic_resolve(self, value_type, attr):
+            function_stub = _STATIC_MEMBERS.get((value_type.typing_key, attr))
+            if function_stub is None:
+                return None
+            return self.context.resolve_value_type(function_stub)
+
+    registries.typing.register_attr(StaticMemberAttributes)
+    installed.append(id(registries.typing))

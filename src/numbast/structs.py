@@ -32,6 +32,7 @@ from numbast.runtime import (
     add_methods,
     add_mutating_methods,
     add_overload,
+    add_static_methods,
     make_struct_stub,
     make_struct_type,
     register_struct_model,
@@ -126,6 +127,7 @@ class _StructBinder:
         self.stub = stub
         self.methods: dict[str, list[CallPlan]] = {}
         self.mutating: dict[str, list[CallPlan]] = {}
+        self.static_methods: dict[str, list[CallPlan]] = {}
 
     # -- members --------------------------------------------------------------------------
     def bind_method(self, method: Method) -> None:
@@ -149,6 +151,8 @@ class _StructBinder:
         elif planned.kind is MemberKind.OPERATOR:
             key = planned.operator
             add_overload(key, plan.signature(), plan.lowering(self.shim_writer), key.__name__)
+        elif planned.kind is MemberKind.STATIC_METHOD:
+            self.static_methods.setdefault(planned.name, []).append(plan)
         else:
             self.methods.setdefault(planned.name, []).append(plan)
             if planned.mutates:
@@ -159,6 +163,12 @@ class _StructBinder:
 
     # -- registration ---------------------------------------------------------------------
     def finish(self) -> None:
+        if self.static_methods:
+            statics = {
+                name: [(plan.signature(), plan.lowering(self.shim_writer)) for plan in plans]
+                for name, plans in self.static_methods.items()
+            }
+            add_static_methods(self.stub, self.decl.qual_name, statics)
         if not self.methods:
             return
         overloads = {

@@ -253,6 +253,8 @@ class _Planner:
                 row = MemberRow("conversion", "", call, False)
             elif kind is MemberKind.OPERATOR:
                 row = MemberRow("operator", planned.operator.__name__, call, False)
+            elif kind is MemberKind.STATIC_METHOD:
+                row = MemberRow("static_method", planned.name, call, False)
             else:
                 row = MemberRow("method", planned.name, call, planned.mutates)
             binding.member_rows.append(row)

@@ -309,6 +309,7 @@ def bind_structs(
         stubs[python_name] = stub
         methods: dict[str, list[_Call]] = {}
         mutating: dict[str, list[_Call]] = {}
+        statics: dict[str, list[_Call]] = {}
         for kind, name, row, flag in member_rows:
             call = _Call(rt, row, type_table, shims)
             if kind == "constructor":
@@ -323,10 +324,18 @@ def bind_structs(
             elif kind == "operator":
                 key = getattr(operator, name)
                 rt.add_overload(key, call.signature(), call.lowering(library), name, registries)
+            elif kind == "static_method":
+                statics.setdefault(name, []).append(call)
             else:
                 methods.setdefault(name, []).append(call)
                 if flag:
                     mutating.setdefault(name, []).append(call)
+        if statics:
+            static_overloads = {
+                name: [(c.signature(), c.lowering(library)) for c in calls]
+                for name, calls in statics.items()
+            }
+            rt.add_static_methods(stub, qual_name, static_overloads, registries)
         if methods:
             overloads = {
                 name: [

@@ -22,6 +22,10 @@ struct Counter {
   __device__ void bump(int by) { count += by; }                 // non-const: mutates
   __device__ int take(int n) { count -= n; return count * 10; }   // mutates and returns
 
+  static __device__ Counter make(int c) { return Counter(c, 2.0f); }  // static: Counter.make()
+  static __device__ int twice(int x) { return 2 * x; }
+  static __device__ float twice(float x) { return 2.5f * x; }
+
   __device__ operator float() const { return count * weight; }
   __device__ explicit operator bool() const { return count != 0; }
 };
