@@ -175,6 +175,13 @@ def test_class_templates_and_explicit_specialization():
     holder = decls.class_templates[1]
     assert holder.record.tag == "class"
     assert holder.record.fields[0].access is Access.PRIVATE
+    # Constructors are named after the class, not the template-id clang spells inside it.
+    ctor = holder.record.methods[0]
+    assert (ctor.name, ctor.qual_name, ctor.kind.value) == (
+        "Holder",
+        "Holder::Holder",
+        "converting_constructor",
+    )
 
     # The explicit specialization has a real layout; the partial one is not reported.
     (spec,) = decls.class_template_specializations

@@ -214,6 +214,11 @@ def access_of(cursor: ci.Cursor) -> Access:
 
 def make_method(ctx: Context, cursor: ci.Cursor, parent_qual_name: str) -> Method:
     fields = function_fields(ctx, cursor, f"{parent_qual_name}::")
+    if effective_kind(cursor) in (_CK.CONSTRUCTOR, _CK.DESTRUCTOR) and "<" in fields["name"]:
+        # Inside a class template clang spells them after the template-id ("Vec<T, N>");
+        # C++ names them after the class.
+        fields["name"] = fields["name"].split("<", 1)[0].rstrip()
+        fields["qual_name"] = f"{parent_qual_name}::{fields['name']}"
     is_deleted = fields.pop("is_deleted") or cursor.is_deleted_method()
     return Method(
         **fields,

@@ -24,5 +24,6 @@ class Holder {
     T held;
 
   public:
+    __device__ Holder(T v) : held(v) {}
     __device__ T value() const { return held; }
 };
