@@ -78,5 +78,3 @@ def make_function_template(
 def record_kind_of_template(cursor: ci.Cursor) -> ci.CursorKind:
     """STRUCT_DECL, CLASS_DECL or UNION_DECL for a class template cursor."""
     return ci.CursorKind.from_id(ci.conf.lib.clang_getTemplateCursorKind(cursor))
-
-
