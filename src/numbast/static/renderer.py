@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import warnings
+from dataclasses import dataclass
 
 from numbast.static.arch_merge import merge_declarations
 from numbast.static.binding_plan import ModuleBindings, plan_module
@@ -20,12 +21,26 @@ from numbast.static.module_writer import Provenance, embedded_source, write_modu
 logger = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class RenderedModule:
+    """A rendered bindings module and the files clang read to make it (realpaths, sorted):
+    what a cache of generated modules must hash to know when to regenerate."""
+
+    source: str
+    included_files: tuple[str, ...]
+
+
 def render_bindings_module(config: StaticConfig) -> str:
     """The source text of the bindings module that ``config`` describes.
 
     Declarations that cannot be bound are left out, with one BindingSkippedWarning listing them.
     Raises ast_canopy.ParseError when clang cannot parse the entry point.
     """
+    return render_bindings(config).source
+
+
+def render_bindings(config: StaticConfig) -> RenderedModule:
+    """:func:`render_bindings_module`, also returning the files the parse read."""
     from ast_canopy import parse_declarations_from_source
     from ast_canopy.toolkit import cuda_version, cudart_include_dir
 
@@ -51,13 +66,15 @@ def render_bindings_module(config: StaticConfig) -> str:
         cuda_version=cuda_version(),
         cuda_include_dir=cudart_include_dir(),
     )
-    return write_module(
+    source = write_module(
         bindings,
         config,
         provenance,
         runtime_source=embedded_source("numbast", "runtime.py"),
         module_runtime_source=embedded_source("numbast.static", "module_runtime.py"),
     )
+    included = {path for _arch, decls in per_arch for path in decls.included_files}
+    return RenderedModule(source, tuple(sorted(included)))
 
 
 def report_skipped(bindings: ModuleBindings, config: StaticConfig) -> None:
