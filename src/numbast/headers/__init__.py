@@ -1,4 +1,10 @@
-"""Bindings of CUDA toolkit headers, importable as ``numbast.headers.<name>``.
+"""Bindings of CUDA toolkit headers, importable as ``numbast.headers.<name>``: ``cufp16``
+(cuda_fp16.h), ``cubf16`` (cuda_bf16.h) and ``cufp8`` (cuda_fp8.h).
 
-This is a namespace for built-in header modules; each arrives with the import system.
+They are generated on first import and cached by the import system (numbast_import), whose
+finder this package installs; the mappings are in ``numbast_import.builtin_headers``.
 """
+
+from numbast_import.finder import install as _install
+
+_install()

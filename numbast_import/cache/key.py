@@ -1,0 +1,112 @@
+"""What a cache entry depends on, and the digest that names it.
+
+Two levels, as ccache's direct mode: the files a header includes are known only after clang has
+parsed it, and a warm import must not load clang. So the entry is *named* by a lookup digest of
+what is known before parsing (the header's path and contents, the options, the arch, the
+toolkit and package versions, the format), and its manifest records, in clear text, those
+components plus every file clang read with its sha256. A hit needs all of them to match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+# Bump when the entry layout or the manifest's meaning changes: old entries then miss.
+FORMAT_VERSION = 1
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _distribution_version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def generator_fingerprint() -> str:
+    """sha256 of the generator's own sources (the runtime embedded in every module and the static
+    generator), so that a development checkout changing them without a version bump misses."""
+    spec = importlib.util.find_spec("numbast")
+    assert spec is not None and spec.submodule_search_locations
+    package = Path(next(iter(spec.submodule_search_locations)))
+    digest = hashlib.sha256()
+    for path in [package / "runtime.py", *sorted((package / "static").glob("*.py"))]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def lookup_components(
+    module: str, header: str, options: Mapping[str, Any], arch: str
+) -> dict[str, Any]:
+    """Every key component known before parsing. ``options`` is the static-config mapping
+    (absolute paths) without its GPU Arch."""
+    import numbast_import
+    from ast_canopy.toolkit import cuda_version
+
+    major, minor = cuda_version()
+    return {
+        "format": FORMAT_VERSION,
+        "module": module,
+        "header": os.path.realpath(header),
+        "header_sha256": file_sha256(header),
+        "options": json.loads(json.dumps(dict(options), sort_keys=True)),
+        "arch": arch,
+        "cuda_toolkit": f"{major}.{minor}",
+        "numbast_import": numbast_import.__version__,
+        "generator_sources": generator_fingerprint(),
+        "numba_cuda": _distribution_version("numba-cuda"),
+        "python": ".".join(str(part) for part in sys.version_info[:3]),
+    }
+
+
+def lookup_digest(components: Mapping[str, Any]) -> str:
+    text = json.dumps(components, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def included_file_hashes(paths: Iterable[str]) -> dict[str, str]:
+    return {path: file_sha256(path) for path in sorted(set(paths))}
+
+
+def component_differences(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+    """One line per key component that differs between a manifest and the current state."""
+    lines = []
+    for name in sorted(set(recorded) | set(current)):
+        old, new = recorded.get(name), current.get(name)
+        if old != new:
+            lines.append(f"{name}: cached {_short(old)}, now {_short(new)}")
+    return lines
+
+
+def included_file_differences(recorded: Mapping[str, str]) -> list[str]:
+    """Included files whose contents changed since the entry was built, or that are gone."""
+    lines = []
+    for path, digest in recorded.items():
+        try:
+            now = file_sha256(path)
+        except OSError:
+            lines.append(f"included file {path}: gone")
+            continue
+        if now != digest:
+            lines.append(f"included file {path}: contents changed")
+    return lines
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 200 else text[:197] + "..."

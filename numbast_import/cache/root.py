@@ -1,0 +1,73 @@
+"""Where the cache lives, and the ownership rules that make executing its files safe.
+
+Cached files are Python code and compiled device code that get executed, so a directory anyone
+else can write to is refused: another user could plant code that runs as you.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+ENV_VAR = "NUMBAST_CACHE_DIR"
+
+
+class CacheSafetyError(PermissionError):
+    """A cache directory or file that another user owns or could write to."""
+
+
+def cache_root(configured: str | None = None) -> Path:
+    """``NUMBAST_CACHE_DIR``, else ``configured`` (``cache-dir`` in pyproject), else the user's
+    cache directory; never inside site-packages, where it would ship with an environment."""
+    from_env = os.environ.get(ENV_VAR)
+    if from_env:
+        root = Path(from_env).expanduser()
+        origin = f"the {ENV_VAR} environment variable"
+    elif configured:
+        root = Path(configured)
+        origin = "cache-dir in [tool.numbast-import]"
+    else:
+        import platformdirs
+
+        root = Path(platformdirs.user_cache_dir("numbast-import"))
+        origin = "the user cache directory"
+    root = root.resolve()
+    if "site-packages" in root.parts or "dist-packages" in root.parts:
+        raise CacheSafetyError(
+            f"numbast-import cache root {root} (from {origin}) is inside site-packages; point it "
+            f"somewhere else, for example by setting {ENV_VAR}"
+        )
+    return root
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` (and parents) with mode 0o700, then check it is safe to use."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    check_safe(path)
+    return path
+
+
+def check_safe(path: Path) -> None:
+    """Raise CacheSafetyError when ``path`` is owned by another user or is group- or
+    world-writable. Symlinks are judged by what they point to, which is what gets read."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    what = "directory" if stat.S_ISDIR(info.st_mode) else "file"
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise CacheSafetyError(
+            f"numbast-import cache {what} {path} belongs to uid {info.st_uid}, not to you (uid "
+            f"{os.getuid()}); its code would run as you. Remove it, or set {ENV_VAR} to a "
+            "directory of your own"
+        )
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise CacheSafetyError(
+            f"numbast-import cache {what} {path} is writable by others (mode "
+            f"{stat.S_IMODE(info.st_mode):o}); other users could plant code in it. Run "
+            f"`chmod go-w {path}`, or set {ENV_VAR} to a private directory"
+        )

@@ -1,0 +1,72 @@
+"""Helpers for the import-system tests: a copy of the test project (its own pyproject.toml
+with arch pinned to sm_90) and fresh Python processes importing from it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+PROJECT = TESTS / "data" / "import" / "proj"
+
+
+def make_project(tmp_path: Path) -> Path:
+    destination = tmp_path / "proj"
+    shutil.copytree(PROJECT, destination)
+    return destination
+
+
+def run_python(
+    code: str, project: Path, cache: Path, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter inside ``project`` with the cache at ``cache``."""
+    environment = {**os.environ, "NUMBAST_CACHE_DIR": str(cache), "PYTHONPATH": str(TESTS)}
+    environment.pop("NUMBAST_IMPORT_QUIET", None)
+    environment.update(env)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted(p for p in cache.glob("[0-9a-f][0-9a-f]/*") if p.is_dir())
+
+
+IMPORT_VEC = "import cuda_headers.vec as vec; print(vec.__file__)"
+
+# A warm import must run neither clang nor NVRTC: fail any NVRTC compile, then link a kernel
+# using the module through the cached LTO-IR.
+LINK_WITHOUT_NVRTC = """
+import sys
+import cuda.core
+from numba.cuda.cudadrv import nvrtc
+
+def forbidden(*args, **kwargs):
+    raise AssertionError("NVRTC was asked to compile on a warm import")
+
+cuda.core.Program = forbidden
+nvrtc.compile = nvrtc.Program = forbidden
+
+import cuda_headers.vec as vec
+from numba.cuda import types
+from support import link_kernel_to_cubin
+
+Vec2, scaled_dot = vec.Vec2, vec.scaled_dot
+
+def kernel(out):
+    a = Vec2(1.0, 2.0)
+    out[0] = scaled_dot(a, a)
+
+cubin = link_kernel_to_cubin(kernel, (types.float32[:],), arch="sm_90")
+print("cubin bytes", len(cubin))
+print("clang loaded:", "clang.cindex" in sys.modules)
+print("link object:", type(vec._numbast_shim_library.link_object()).__name__)
+"""
