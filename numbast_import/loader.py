@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 import types
+import warnings
 from pathlib import Path
 
 from numbast_import.arch import resolve_arch
@@ -77,11 +78,10 @@ def generate(
 ) -> BuildOutput:
     """Render the bindings, run them as ``module`` (the shim text is only known to the running
     module: Shim Include Override is evaluated at import), and compile its shims."""
-    from numbast.static.renderer import render_bindings
     from numbast_import.shim_compiler import compile_shims_to_ltoir
 
     config = mapping.static_config(arch)
-    rendered = render_bindings(config)
+    rendered = _render_logging_skipped(config)
     _execute(module, rendered.source, entry_dir / BINDINGS)
     library = module._numbast_shim_library
     compiled = compile_shims_to_ltoir(
@@ -100,6 +100,25 @@ def generate(
         included_files=included_file_hashes([mapping.header, *rendered.included_files]),
         notes={"shims_left_out": list(compiled.left_out)},
     )
+
+
+def _render_logging_skipped(config):
+    """render_bindings, with its list of declarations left out logged rather than warned: the
+    first import shows one progress line, and the list stays at the end of the cached module."""
+    from numbast.diagnostics import BindingSkippedWarning
+    from numbast.static.renderer import render_bindings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rendered = render_bindings(config)
+    for warning in caught:
+        if issubclass(warning.category, BindingSkippedWarning):
+            logger.info("%s", warning.message)
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    return rendered
 
 
 def run_entry(module: types.ModuleType, entry: Entry) -> None:
