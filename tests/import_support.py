@@ -24,7 +24,8 @@ def run_python(
 ) -> subprocess.CompletedProcess[str]:
     """Run ``code`` in a fresh interpreter inside ``project`` with the cache at ``cache``."""
     environment = {**os.environ, "NUMBAST_CACHE_DIR": str(cache), "PYTHONPATH": str(TESTS)}
-    environment.pop("NUMBAST_IMPORT_QUIET", None)
+    for variable in ("NUMBAST_IMPORT_QUIET", "NUMBAST_IMPORT_ARCH"):
+        environment.pop(variable, None)
     environment.update(env)
     return subprocess.run(
         [sys.executable, "-c", code],

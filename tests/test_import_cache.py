@@ -138,5 +138,6 @@ def _cli(project, cache, *args: str) -> subprocess.CompletedProcess[str]:
 
 def _env(cache) -> dict[str, str]:
     env = {**os.environ, "NUMBAST_CACHE_DIR": str(cache)}
-    env.pop("NUMBAST_IMPORT_QUIET", None)
+    for variable in ("NUMBAST_IMPORT_QUIET", "NUMBAST_IMPORT_ARCH"):
+        env.pop(variable, None)
     return env

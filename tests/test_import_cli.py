@@ -27,6 +27,7 @@ def in_project(built, tmp_path, monkeypatch):
     shutil.copytree(cache, copy)
     monkeypatch.chdir(project)
     monkeypatch.setenv("NUMBAST_CACHE_DIR", str(copy))
+    monkeypatch.delenv("NUMBAST_IMPORT_ARCH", raising=False)
     return project, copy
 
 

@@ -137,7 +137,8 @@ def test_find_spec_does_no_work(tmp_path, monkeypatch):
     assert not (tmp_path / "cache").exists()
 
 
-def test_the_arch_pin_wins_and_no_gpu_asks_for_one():
+def test_the_arch_pin_wins_and_no_gpu_asks_for_one(monkeypatch):
+    monkeypatch.delenv("NUMBAST_IMPORT_ARCH", raising=False)
     assert resolve_arch("sm_80", "cuda_headers.x", "pyproject.toml") == "sm_80"
     from conftest import cuda_device_available
 
@@ -146,6 +147,14 @@ def test_the_arch_pin_wins_and_no_gpu_asks_for_one():
         return
     with pytest.raises(ArchUnknownError, match='arch = "sm_90"'):
         resolve_arch(None, "cuda_headers.x", "pyproject.toml")
+
+
+def test_the_arch_environment_variable_overrides_the_pin(monkeypatch):
+    monkeypatch.setenv("NUMBAST_IMPORT_ARCH", "sm_100")
+    assert resolve_arch("sm_80", "cuda_headers.x", "pyproject.toml") == "sm_100"
+    monkeypatch.setenv("NUMBAST_IMPORT_ARCH", "90")
+    with pytest.raises(ArchUnknownError, match="NUMBAST_IMPORT_ARCH='90' is not an arch"):
+        resolve_arch("sm_80", "cuda_headers.x", "pyproject.toml")
 
 
 def test_cache_root_order(tmp_path, monkeypatch):
