@@ -9,6 +9,7 @@ import importlib
 import importlib.util
 import os
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,33 @@ def test_unsafe_cache_directories_are_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "getuid", lambda: os.stat(root).st_uid + 1)
     with pytest.raises(CacheSafetyError, match="belongs to uid"):
         check_safe(root)
+
+
+def test_a_builder_waiting_for_the_lock_names_its_holder(tmp_path, monkeypatch):
+    from filelock import FileLock
+
+    from numbast_import.cache.store import CacheLockTimeout, _BuildLock
+
+    lock_path = tmp_path / "abc.lock"
+    with _BuildLock(lock_path):
+        # Another thread with its own lock object contends as another process would.
+        monkeypatch.setenv("NUMBAST_IMPORT_LOCK_TIMEOUT", "0.3")
+        errors = []
+
+        def wait() -> None:
+            try:
+                with _BuildLock(lock_path):
+                    pass
+            except CacheLockTimeout as exc:
+                errors.append(str(exc))
+
+        waiter = threading.Thread(target=wait)
+        waiter.start()
+        waiter.join()
+    assert errors, "the second builder should have timed out"
+    assert f"pid {os.getpid()}" in errors[0] and str(lock_path) in errors[0]
+    assert "NUMBAST_IMPORT_LOCK_TIMEOUT" in errors[0]
+    after = FileLock(str(lock_path))
+    after.acquire(timeout=1)  # released when the holder left its with block
+    after.release()
+    assert not lock_path.with_suffix(".owner").exists()
