@@ -39,5 +39,5 @@ def builtin_mapping(name: str):
     from numbast_import.config import header_mapping
 
     return header_mapping(
-        name, BUILTIN_HEADERS[name], cudart_include_dir(), f"built-in numbast.headers.{name}"
+        name, BUILTIN_HEADERS[name], cudart_include_dir(), "built-in numbast.headers"
     )

@@ -26,7 +26,7 @@ from numbast_import.cache.store import (
     CacheStore,
     Entry,
 )
-from numbast_import.config import HeaderMapping
+from numbast_import.config import HeaderMapping, ImportConfigError
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +67,11 @@ class HeaderModuleLoader(importlib.abc.Loader):
 
 def entry_key(mapping: HeaderMapping, module_name: str) -> tuple[str, dict, str]:
     """The arch, the lookup components and the digest naming ``module_name``'s entry."""
+    if not os.path.isfile(mapping.header):
+        raise ImportConfigError(
+            f"cannot import {module_name}: its header {mapping.header} does not exist; fix the "
+            f"path in {mapping.source} (paths are relative to the pyproject.toml)"
+        )
     arch = resolve_arch(mapping.arch, module_name, mapping.source)
     options = {k: v for k, v in mapping.static_mapping(arch).items() if k != "GPU Arch"}
     components = lookup_components(module_name, mapping.header, options, arch)

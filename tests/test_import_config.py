@@ -117,6 +117,15 @@ def test_a_sha256_pin_must_match_the_header(tmp_path, monkeypatch):
     assert str(header) in message and good in message and "sha256 pin" in message
 
 
+def test_a_missing_header_is_an_error_naming_the_mapping(tmp_path, monkeypatch):
+    project = make_project(tmp_path)
+    (project / "include" / "vec.cuh").unlink()
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(ImportConfigError, match=r"vec.cuh does not exist; fix the path in .*vec"):
+        importlib.import_module("cuda_headers.vec")
+
+
 def test_an_unmapped_module_lists_the_mapped_names(tmp_path, monkeypatch):
     project = make_project(tmp_path)
     monkeypatch.chdir(project)
