@@ -9,6 +9,7 @@ it into place with ``os.replace``; readers take no lock and so never wait on a b
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -21,11 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from numbast_import.cache.key import (
-    component_differences,
-    file_sha256,
-    included_file_differences,
-)
+from numbast_import.cache.key import component_differences, included_file_differences
 from numbast_import.cache.root import check_safe, ensure_private_dir
 
 logger = logging.getLogger(__name__)
@@ -45,13 +42,15 @@ class CacheLockTimeout(TimeoutError):
 
 @dataclass(frozen=True)
 class Entry:
-    """A complete, verified cache entry."""
+    """A complete, verified cache entry, with the artifacts' bytes as they were verified (read
+    once: a builder replacing the entry afterwards cannot pull files from under the reader)."""
 
     path: Path
     manifest: dict[str, Any]
+    artifacts: Mapping[str, bytes]
 
     def read(self, name: str) -> bytes:
-        return (self.path / name).read_bytes()
+        return self.artifacts[name]
 
 
 @dataclass(frozen=True)
@@ -78,22 +77,20 @@ class CacheStore:
             return None
         check_safe(path.parent)
         check_safe(path)
-        problems = entry_problems(path)
-        if problems:
+        manifest, artifacts, problems = read_entry(path)
+        if problems or manifest is None:
             logger.warning(
                 "numbast-import: ignoring damaged cache entry %s (%s); it will be rebuilt",
                 path,
                 "; ".join(problems),
             )
             return None
-        manifest = read_manifest(path)
-        assert manifest is not None  # entry_problems checked it
         stale = component_differences(manifest["key"], components)
         stale += included_file_differences(manifest["included_files"])
         if stale:
             logger.info("numbast-import: cache entry %s is out of date: %s", path, "; ".join(stale))
             return None
-        return Entry(path, manifest)
+        return Entry(path, manifest, artifacts)
 
     def build(
         self,
@@ -128,7 +125,7 @@ class CacheStore:
                 if staging.exists():
                     shutil.rmtree(staging, ignore_errors=True)
             logger.info("numbast-import: cached %s", self.entry_dir(digest))
-            return Entry(self.entry_dir(digest), manifest)
+            return Entry(self.entry_dir(digest), manifest, dict(output.artifacts))
 
     def _move_into_place(self, staging: Path, target: Path) -> None:
         # A stale or damaged entry is moved aside first: os.replace cannot overwrite a
@@ -162,28 +159,32 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
 
 def entry_problems(path: Path) -> list[str]:
     """Why the entry at ``path`` is not intact (empty when it is)."""
+    return read_entry(path)[2]
+
+
+def read_entry(path: Path) -> tuple[dict[str, Any] | None, dict[str, bytes], list[str]]:
+    """The manifest, the artifacts, and why the entry is not intact (empty when it is)."""
     manifest = read_manifest(path)
     if manifest is None:
-        return [f"{MANIFEST} missing or unreadable (a partial entry)"]
+        return None, {}, [f"{MANIFEST} missing or unreadable (a partial entry)"]
     missing = [k for k in ("key", "included_files", "artifacts") if k not in manifest]
     if missing:
-        return [f"{MANIFEST} lacks {', '.join(missing)}"]
+        return None, {}, [f"{MANIFEST} lacks {', '.join(missing)}"]
+    artifacts: dict[str, bytes] = {}
     problems = []
     for name in ARTIFACTS:
-        recorded = manifest["artifacts"].get(name)
         try:
-            actual = file_sha256(path / name)
+            data = (path / name).read_bytes()
         except OSError:
             problems.append(f"{name} missing")
             continue
-        if recorded != actual:
+        if manifest["artifacts"].get(name) != _sha256(data):
             problems.append(f"{name} does not match its sha256 in {MANIFEST}")
-    return problems
+        artifacts[name] = data
+    return manifest, artifacts, problems
 
 
 def _sha256(data: bytes) -> str:
-    import hashlib
-
     return hashlib.sha256(data).hexdigest()
 
 
