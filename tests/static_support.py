@@ -95,7 +95,7 @@ def _recording_runtime(calls: list[str]):
     """numbast.runtime with its registration functions wrapped to record their arguments."""
     import types as pytypes
 
-    from numbast import runtime
+    from numbast import runtime, runtime_members
 
     recorder = pytypes.ModuleType("recording_runtime")
     recorder.__dict__.update(runtime.__dict__)
@@ -109,7 +109,7 @@ def _recording_runtime(calls: list[str]):
     shim_lowering.original = original_lowering
     recorder.shim_lowering = shim_lowering
     for name in RECORDED:
-        original = getattr(runtime, name)
+        original = getattr(runtime, name, None) or getattr(runtime_members, name)
 
         def record(*args, _name=name, _original=original, **kwargs):
             described = [_describe(a) for a in args if type(a).__name__ != "Registries"]
@@ -174,6 +174,7 @@ def static_registrations(module: ModuleType) -> list[str]:
     shared = (module._nb_shims, module._numbast_shim_library, recorder.DEFAULT_REGISTRIES)
     module_runtime.bind_structs(
         recorder,
+        recorder,  # also stands for runtime_members (it records add_mutating/static_methods)
         module._nb_struct_table,
         struct_types,
         module._nb_struct_bodies,

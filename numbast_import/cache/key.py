@@ -39,14 +39,17 @@ def _distribution_version(name: str) -> str:
 
 
 def generator_fingerprint() -> str:
-    """sha256 of the generator's own sources (the runtime embedded in every module and the static
-    generator), so that a development checkout changing them without a version bump misses."""
-    spec = importlib.util.find_spec("numbast")
-    assert spec is not None and spec.submodule_search_locations
-    package = Path(next(iter(spec.submodule_search_locations)))
+    """sha256 of the generator's own sources (the parser, the planning code, the runtime embedded
+    in every module and the static generator), so that a development checkout changing any of
+    them without a version bump misses."""
     digest = hashlib.sha256()
-    for path in [package / "runtime.py", *sorted((package / "static").glob("*.py"))]:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for package_name in ("ast_canopy", "numbast"):
+        spec = importlib.util.find_spec(package_name)
+        assert spec is not None and spec.submodule_search_locations
+        package = Path(next(iter(spec.submodule_search_locations)))
+        for path in sorted(package.rglob("*.py")):
+            relative = path.relative_to(package.parent).as_posix()
+            digest.update(relative.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 

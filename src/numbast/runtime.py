@@ -23,7 +23,6 @@ from numba.cuda.datamodel.models import PrimitiveModel, StructModel
 from numba.cuda.extending import as_numba_type, lower_cast, make_attribute_wrapper, register_model
 from numba.cuda.typeconv import Conversion
 from numba.cuda.typing.templates import (
-    AbstractTemplate,
     AttributeTemplate,
     ConcreteTemplate,
     Signature,
@@ -190,6 +189,13 @@ def _process_state() -> dict[str, Any]:
 
 _STATE_MODULE = "_numbast_runtime_state_v1"
 _STATE = _process_state()
+
+
+def shared_state() -> dict[str, Any]:
+    """The process-wide registration state (numbast/runtime_members.py keeps its tables here)."""
+    return _STATE
+
+
 _LOCK = _STATE["lock"]
 _OVERLOADS: dict[tuple[int, Hashable], type[ConcreteTemplate]] = _STATE["overloads"]
 
@@ -458,209 +464,3 @@ def add_methods(
             return types.BoundFunction(template, value_type) if template else None
 
     registries.typing.register_attr(MethodAttributes)
-
-
-# -- non-const methods ------------------------------------------------------------------------
-#
-# Numba values are immutable, so a C++ method that modifies its object cannot change the
-# caller's variable by itself. A rewrite before type inference turns ``r = obj.m(args)``, for
-# method names that some bound type declares non-const, into
-#     t = numbast_mutating_m(obj, args); r = t[0]; obj = t[1]
-# (and stores ``obj`` back into ``arr[i]`` when it was read from there). For types that do not
-# bind a non-const ``m`` the helper calls the method normally and returns ``obj`` unchanged.
-
-_MUTATORS: dict[tuple[type, str], list[tuple[Signature, Callable]]] = _STATE["mutators"]
-_MUTATING_STUBS: dict[str, Callable] = _STATE["mutating_stubs"]
-
-
-def add_mutating_methods(
-    numba_type,
-    methods: dict[str, list[tuple[tuple[types.Type, ...], types.Type, Callable]]],
-    registries: Registries = DEFAULT_REGISTRIES,
-) -> None:
-    """Non-const methods by name -> overloads as (argument types without the object, C++
-    result type, lowering returning ``(result, updated object)``)."""
-    _install_mutation_rewrite()
-    for name, overloads in methods.items():
-        cases = _MUTATORS.setdefault((type(numba_type), name), [])
-        for args, ret, lowering in overloads:
-            pair = types.Tuple((ret, numba_type))
-            cases.append((signature(pair, numba_type, *args), lowering))
-        _mutating_stub(name, registries)
-
-
-def _mutating_stub(name: str, registries: Registries) -> Callable:
-    stub = _MUTATING_STUBS.get(name)
-    if stub is not None:
-        return stub
-    stub = make_function_stub(f"<mutating call of .{name}()>", f"numbast_mutating_{name}")
-
-    class MutatingCall(AbstractTemplate):
-        key = stub
-
-        def generic(self, args, kws):
-            if not args:
-                return None
-            own = _MUTATORS.get((type(args[0]), name))
-            if own is not None:
-                cases = [sig for sig, _ in own]
-                return self.context.resolve_overload(stub, cases, args, kws)
-            method = self.context.resolve_getattr(args[0], name)
-            if method is None:
-                return None
-            sig = self.context.resolve_function_type(method, tuple(args[1:]), kws)
-            if sig is None:
-                return None
-            return signature(types.Tuple((sig.return_type, args[0])), args[0], *sig.args)
-
-    def lower_mutating_call(context, builder, sig, args):
-        object_type = sig.args[0]
-        for case, lowering in _MUTATORS.get((type(object_type), name), ()):
-            if case.args == sig.args:
-                return lowering(context, builder, case, args)
-        method = context.typing_context.resolve_getattr(object_type, name)
-        method_sig = signature(sig.return_type.types[0], object_type, *sig.args[1:])
-        result = context.get_function(method, method_sig)(builder, args)
-        return context.make_tuple(builder, sig.return_type, [result, args[0]])
-
-    registries.typing.register_global(stub, types.Function(MutatingCall))
-    registries.lowering.lower(stub, types.VarArg(types.Any))(lower_mutating_call)
-    _MUTATING_STUBS[name] = stub
-    return stub
-
-
-_REWRITE_INSTALLED: list = _STATE["rewrite"]
-
-
-def _install_mutation_rewrite() -> None:
-    if _REWRITE_INSTALLED:
-        return
-    from numba.cuda.core import ir
-    from numba.cuda.core.rewrites import Rewrite, register_rewrite
-
-    @register_rewrite("before-inference")
-    class RewriteMutatingMethodCalls(Rewrite):
-        def match(self, func_ir, block, typemap, calltypes):
-            self.block = block
-            self.definitions = {}
-            self.calls = []
-            constants = set()  # names bound to globals: ``MyType.create()`` mutates nothing
-            for inst in block.body:
-                if isinstance(inst, ir.assign_types) and isinstance(
-                    inst.value, (ir.global_types, ir.freevar_types)
-                ):
-                    constants.add(inst.target.name)
-                if not isinstance(inst, ir.assign_types) or not isinstance(
-                    inst.value, ir.expr_types
-                ):
-                    continue
-                expr = inst.value
-                self.definitions[inst.target.name] = expr
-                if expr.op == "call" and expr.func.name in self.definitions:
-                    callee = self.definitions[expr.func.name]
-                    if (
-                        callee.op == "getattr"
-                        and callee.attr in _MUTATING_STUBS
-                        and callee.value.name not in constants
-                    ):
-                        self.calls.append(inst)
-            return bool(self.calls)
-
-        def apply(self):
-            block = self.block.copy()
-            block.clear()
-            scope = self.block.scope
-            for inst in self.block.body:
-                if inst not in self.calls:
-                    block.append(inst)
-                    continue
-                loc = inst.loc
-                callee = self.definitions[inst.value.func.name]
-                obj = callee.value
-                stub = _MUTATING_STUBS[callee.attr]
-                stub_var = scope.redefine("$numbast_mutator", loc)
-                block.append(ir.Assign(ir.Global(stub.__name__, stub, loc), stub_var, loc))
-                pair = scope.redefine("$numbast_mutated", loc)
-                call = ir.Expr.call(stub_var, [obj, *inst.value.args], inst.value.kws, loc)
-                block.append(ir.Assign(call, pair, loc))
-                block.append(
-                    ir.Assign(ir.Expr.static_getitem(pair, 0, None, loc), inst.target, loc)
-                )
-                block.append(ir.Assign(ir.Expr.static_getitem(pair, 1, None, loc), obj, loc))
-                source = self.definitions.get(obj.name)
-                if source is not None and source.op in ("getitem", "static_getitem"):
-                    index = source.index if source.op == "getitem" else source.index_var
-                    if index is not None:
-                        block.append(ir.SetItem(source.value, index, obj, loc))
-            return block
-
-    _REWRITE_INSTALLED.append(RewriteMutatingMethodCalls)
-
-
-# -- static methods ---------------------------------------------------------------------------
-#
-# ``MyType.create(args)`` in a kernel: ``MyType`` is typed as the Function of its constructors,
-# and one attribute template on Function types answers ``.create`` with the static method's own
-# function stub, whose overloads are ordinary bound calls.
-
-_STATIC_MEMBERS: dict[tuple[Any, str], Callable] = _STATE["static_members"]
-
-
-def add_static_methods(
-    struct_stub: type,
-    qual_name: str,
-    methods: dict[str, list[tuple[Signature, Callable]]],
-    registries: Registries = DEFAULT_REGISTRIES,
-) -> None:
-    """Static methods by name -> overloads as (signature, lowering)."""
-    _ensure_global(struct_stub, registries)
-    _install_static_member_attribute(registries)
-    for name, overloads in methods.items():
-        with _LOCK:
-            function_stub = _STATIC_MEMBERS.get((struct_stub, name))
-            if function_stub is None:
-                function_stub = make_function_stub(f"{qual_name}::{name}", name)
-                _STATIC_MEMBERS[(struct_stub, name)] = function_stub
-            first = (struct_stub, name) not in _STATE["static_lowered"]
-            _STATE["static_lowered"].add((struct_stub, name))
-        for sig, lowering in overloads:
-            add_overload(function_stub, sig, lowering, name, registries)
-        if first:
-            # The attribute is a function: a compile-time value, nothing to compute.
-            registries.lowering.lower_getattr(types.Function, name)(_no_value)
-        setattr(struct_stub, name, function_stub)
-
-
-def _no_value(context, builder, typ, value):
-    return context.get_dummy_value()
-
-
-def _ensure_global(struct_stub: type, registries: Registries) -> None:
-    """Make the struct's stub a typed global even when it has no bound constructor."""
-    with _LOCK:
-        if (id(registries.typing), struct_stub) in _OVERLOADS:
-            return
-        template = type(
-            f"numbast_{struct_stub.__name__}_overloads", (ConcreteTemplate,), {"key": struct_stub}
-        )
-        template.cases = []
-        _OVERLOADS[(id(registries.typing), struct_stub)] = template
-        registries.typing.register_global(struct_stub, types.Function(template))
-
-
-def _install_static_member_attribute(registries: Registries) -> None:
-    installed = _STATE["static_attribute"]
-    if id(registries.typing) in installed:
-        return
-
-    class StaticMemberAttributes(AttributeTemplate):
-        key = types.Function
-
-        def generic_resolve(self, value_type, attr):
-            function_stub = _STATIC_MEMBERS.get((value_type.typing_key, attr))
-            if function_stub is None:
-                return None
-            return self.context.resolve_value_type(function_stub)
-
-    registries.typing.register_attr(StaticMemberAttributes)
-    installed.append(id(registries.typing))

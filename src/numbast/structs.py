@@ -30,13 +30,12 @@ from numbast.runtime import (
     add_conversion,
     add_implicit_constructor,
     add_methods,
-    add_mutating_methods,
     add_overload,
-    add_static_methods,
     make_struct_stub,
     make_struct_type,
     register_struct_model,
 )
+from numbast.runtime_members import add_mutating_methods, add_static_methods
 from numbast.shim_writer import ShimWriterBase
 from numbast.struct_layout import struct_members
 from numbast.type_mapping import UnsupportedTypeError, register_cxx_type

@@ -285,6 +285,7 @@ class _Call:
 
 def bind_structs(
     rt,
+    rt_members,
     structs: Sequence[tuple],
     struct_types: tuple,
     bodies: Sequence[tuple],
@@ -335,7 +336,7 @@ def bind_structs(
                 name: [(c.signature(), c.lowering(library)) for c in calls]
                 for name, calls in statics.items()
             }
-            rt.add_static_methods(stub, qual_name, static_overloads, registries)
+            rt_members.add_static_methods(stub, qual_name, static_overloads, registries)
         if methods:
             overloads = {
                 name: [
@@ -352,7 +353,7 @@ def bind_structs(
                 ]
                 for name, calls in mutating.items()
             }
-            rt.add_mutating_methods(numba_type, mutators, registries)
+            rt_members.add_mutating_methods(numba_type, mutators, registries)
     return stubs
 
 

@@ -5,8 +5,9 @@ Layout of a generated module (see docs/static.md):
 1. a comment with its provenance (generator version, config, CUDA version, arches) and a
    docstring;
 2. the config's Additional Import statements;
-3. ``numbast/runtime.py`` and ``numbast/static/module_runtime.py``, embedded verbatim as strings
-   and executed in private module namespaces (so a C++ name can never shadow theirs);
+3. ``numbast/runtime.py``, ``numbast/runtime_members.py`` and
+   ``numbast/static/module_runtime.py``, embedded verbatim as strings and executed in private
+   module namespaces (so a C++ name can never shadow theirs);
 4. data tables of literals: shims, enums, structs, a function building the Numba type table,
    struct members, functions and operators;
 5. a few calls that register everything from the tables, then the public names.
@@ -189,12 +190,15 @@ from numba.cuda import types as _nb_numba_types
 from numba.cuda.vector_types import vector_types as _nb_vector_types
 
 
-def _nb_load(part, source):
-    """Run an embedded numbast source file as a private module (with readable tracebacks)."""
+def _nb_load(part, source, runtime=None):
+    """Run an embedded numbast source file as a private module (with readable tracebacks);
+    ``runtime`` is handed to files that build on the embedded runtime."""
     name = f"{__name__}._numbast_{part}"
     filename = f"<numbast {part} in {__name__}>"
     _nb_linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     module = _nb_ModuleType(name)
+    if runtime is not None:
+        module.__numbast_runtime__ = runtime
     _nb_sys.modules[name] = module
     exec(compile(source, filename, "exec"), module.__dict__)
     return module
@@ -239,6 +243,7 @@ def write_module(
     config: StaticConfig,
     provenance: Provenance,
     runtime_source: str,
+    runtime_members_source: str,
     module_runtime_source: str,
 ) -> str:
     """The complete source of the bindings module."""
@@ -275,9 +280,12 @@ def write_module(
         f"_nb_archs = {literal(config.gpu_arch)}\n\n",
         "# numbast/runtime.py, verbatim: the run-time half of every binding (dynamic ones too).\n",
         f"_nb_runtime_source = {source_literal(runtime_source)}\n\n",
+        "# numbast/runtime_members.py, verbatim: non-const and static methods.\n",
+        f"_nb_runtime_members_source = {source_literal(runtime_members_source)}\n\n",
         "# numbast/static/module_runtime.py, verbatim: registers the tables below at import.\n",
         f"_nb_module_runtime_source = {source_literal(module_runtime_source)}\n\n",
         '_nb_rt = _nb_load("runtime", _nb_runtime_source)\n',
+        '_nb_members = _nb_load("runtime_members", _nb_runtime_members_source, _nb_rt)\n',
         '_nb_loader = _nb_load("module_runtime", _nb_module_runtime_source)\n',
         "_nb_loader.warn_if_older_cuda(\n"
         f"    _nb_generated_with_cuda, __name__, {literal(regenerate_command(config))}\n)\n\n",
@@ -316,6 +324,7 @@ def _apply_block(bindings: ModuleBindings) -> str:
         "_nb_bound.update(\n"
         "    _nb_loader.bind_structs(\n"
         "        _nb_rt,\n"
+        "        _nb_members,\n"
         "        _nb_struct_table,\n"
         "        _nb_struct_types,\n"
         "        _nb_struct_bodies,\n"

@@ -71,6 +71,7 @@ def render_bindings(config: StaticConfig) -> RenderedModule:
         config,
         provenance,
         runtime_source=embedded_source("numbast", "runtime.py"),
+        runtime_members_source=embedded_source("numbast", "runtime_members.py"),
         module_runtime_source=embedded_source("numbast.static", "module_runtime.py"),
     )
     included = {path for _arch, decls in per_arch for path in decls.included_files}
