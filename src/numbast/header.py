@@ -66,6 +66,12 @@ def bind_declarations(
 
     excluded = set(exclude)
     bound = BoundHeader(shim_writer)
+
+    def parent_and_model(name: str) -> tuple[type[types.Type], type]:
+        return (parent_types or {}).get(name, types.Type), (data_models or {}).get(
+            name, StructModel
+        )
+
     for enum_decl in decls.enums:
         if enum_decl.name not in excluded:
             result = bind_cxx_enum(enum_decl)
@@ -74,16 +80,14 @@ def bind_declarations(
     for struct_decl in decls.structs:
         if struct_decl.name in excluded:
             continue
-        parent = (parent_types or {}).get(struct_decl.name, types.Type)
-        model = (data_models or {}).get(struct_decl.name, StructModel)
+        parent, model = parent_and_model(struct_decl.name)
         stub = bind_cxx_struct(shim_writer, struct_decl, parent, model)
         if stub is not None:
             bound.structs[struct_decl.name] = stub
     for templ in decls.class_templates:
         if templ.name in excluded:
             continue
-        parent = (parent_types or {}).get(templ.name, types.Type)
-        model = (data_models or {}).get(templ.name, StructModel)
+        parent, model = parent_and_model(templ.name)
         specializations = decls.class_template_specializations
         stub = bind_cxx_class_template(shim_writer, templ, parent, model, specializations, options)
         if stub is not None:
