@@ -79,6 +79,10 @@ class StaticConfig:
     skip_prefix: str | None = None
     use_separate_registry: bool = False
     function_argument_intents: dict[str, dict[str | int, str]] = field(default_factory=dict)
+    # Not a YAML key: how a user regenerates the module, written at its top and in warnings.
+    # None means the static CLI (``python -m numbast --cfg-path <config_path> ...``); the import
+    # system sets its own (the module is rebuilt by importing it again).
+    regenerate_command: str | None = None
 
     @property
     def output_filename(self) -> str:

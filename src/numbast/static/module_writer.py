@@ -101,6 +101,8 @@ def _config_value(value: Any) -> str:
 
 
 def regenerate_command(config: StaticConfig) -> str:
+    if config.regenerate_command is not None:
+        return config.regenerate_command
     return f"python -m numbast --cfg-path {config.config_path} --output-dir <dir>"
 
 
