@@ -110,12 +110,12 @@ def generate(
 def _render_logging_skipped(config):
     """render_bindings, with its list of declarations left out logged rather than warned: the
     first import shows one progress line, and the list stays at the end of the cached module."""
-    from numbast.diagnostics import BindingSkippedWarning
+    from numbast import BindingSkippedWarning
     from numbast.static.renderer import render_bindings
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rendered = render_bindings(config)
+        rendered = render_bindings(config, embed_runtime=False)
     for warning in caught:
         if issubclass(warning.category, BindingSkippedWarning):
             logger.info("%s", warning.message)

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from numbast.static.config import StaticConfig, config_from_mapping
-from numbast.static.renderer import render_bindings_module
+from numbast.static.renderer import render_bindings
 
 DATA = Path(__file__).parent / "data" / "static"
 _names = itertools.count()
@@ -29,12 +29,15 @@ def static_config(entry: str, **keys: Any) -> StaticConfig:
     return config_from_mapping(raw, base_dir=str(DATA), source=f"<test config for {entry}>")
 
 
-def render(config: StaticConfig, directory: Path, *, quiet: bool = True) -> Path:
-    """Render ``config`` into ``directory``; returns the module's path."""
+def render(
+    config: StaticConfig, directory: Path, *, quiet: bool = True, embed_runtime: bool = True
+) -> Path:
+    """Render ``config`` into ``directory``; returns the module's path. ``embed_runtime=False``:
+    the module imports the installed runtime (as the import system's cache entries do)."""
     with warnings.catch_warnings():
         if quiet:
             warnings.simplefilter("ignore")
-        source = render_bindings_module(config)
+        source = render_bindings(config, embed_runtime=embed_runtime).source
     path = directory / config.output_filename
     path.write_text(source, encoding="utf-8")
     return path
@@ -56,131 +59,105 @@ def generate(entry: str, directory: Path, **keys: Any) -> ModuleType:
     return import_path(render(static_config(entry, **keys), directory))
 
 
-# -- recording what binding registers, to compare static modules with dynamic binding ----------
-
-RECORDED = (
-    "make_struct_type",
-    "register_struct_model",
-    "make_struct_stub",
-    "add_overload",
-    "add_implicit_constructor",
-    "add_conversion",
-    "add_methods",
-    "add_mutating_methods",
-    "add_static_methods",
-)
+# -- recording what the apply path registers, to compare static modules with dynamic binding --
 
 
-def _describe(value) -> str:
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_describe(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_describe(v)}" for k, v in sorted(value.items())) + "}"
+def _name(value: Any) -> str:
+    return value.__name__ if isinstance(value, type) else str(value)
+
+
+def _describe_call(call) -> str:
+    arguments = ", ".join(f"{a.type} {a.mode} {a.align}" for a in call.arguments)
+    return (
+        f"{call.shim_name} | {call.shim_text!r} | ({arguments}) -> {call.cxx_result} "
+        f"align {call.result_align} first {call.returns_first_argument}"
+    )
+
+
+def _recorders(calls: list[str]):
+    """Wrappers of the runtime's apply functions that describe what each applies, with every
+    type and shim resolved (so rows indexed differently still compare equal)."""
+    from numbast.runtime import apply
+    from numbast.runtime.calls import Call
+
+    def unwrapped(function):  # a recorder left in place by an earlier call: its original
+        return getattr(function, "original", function)
+
+    original_struct = unwrapped(apply.apply_struct)
+    original_function = unwrapped(apply.apply_function)
+    original_enum = unwrapped(apply.make_enum)
+
+    def apply_struct(row, numba_type, body, types_, shims, *args, **kwargs):
+        fields = None if body.fields is None else [(n, str(types_[i])) for n, i in body.fields]
+        lines = [
+            f"struct {row.python_name} {row.qual_name} {row.sizeof} {row.alignof} "
+            f"{_name(row.parent_type)} {_name(row.data_model)} {fields} {body.public_fields}"
+        ]
+        for kind, name, call, flag in body.members:
+            described = _describe_call(Call(call, types_, shims))
+            lines.append(f"  member of {row.qual_name}: {kind} {name} {flag} {described}")
+        calls.append("\n".join(sorted(lines)))
+        return original_struct(row, numba_type, body, types_, shims, *args, **kwargs)
+
+    def apply_function(row, types_, shims, *args, **kwargs):
+        call = _describe_call(Call(row.call, types_, shims))
+        calls.append(
+            f"function {row.python_name} {row.qual_name} {row.operator} {row.label} "
+            f"{row.cooperative} {row.declaration!r} {call}"
+        )
+        return original_function(row, types_, shims, *args, **kwargs)
+
+    def make_enum(row):
+        calls.append(f"enum {tuple(row)}")
+        return original_enum(row)
+
+    apply_struct.original = original_struct
+    apply_function.original = original_function
+    make_enum.original = original_enum
+    return {"apply_struct": apply_struct, "apply_function": apply_function, "make_enum": make_enum}
+
+
+def dynamic_registrations(config: StaticConfig, monkeypatch) -> tuple[list[str], str]:
+    """What ``numbast.bind_header`` applies for the config's header (its first arch, its File
+    List, Types, Data Models, intents, macros and include paths), recorded; and the preamble of
+    its shim writer. ``monkeypatch``: pytest's, or any object with ``setattr``."""
     from numba.cuda import types
+    from numba.cuda.datamodel import models as numba_models
 
-    if isinstance(value, types.Type):
-        return str(value)
-    if callable(value) and getattr(value, "_shim", None):
-        return value._shim
-    if isinstance(value, type):
-        return f"class {value.__name__}"
-    if callable(value):
-        return getattr(value, "__name__", type(value).__name__)
-    if type(value).__name__ == "Registries":
-        return "registries"
-    return str(value)
-
-
-def _recording_runtime(calls: list[str]):
-    """numbast.runtime with its registration functions wrapped to record their arguments."""
-    import types as pytypes
-
-    from numbast import runtime, runtime_members
-
-    recorder = pytypes.ModuleType("recording_runtime")
-    recorder.__dict__.update(runtime.__dict__)
-    original_lowering = getattr(runtime.shim_lowering, "original", runtime.shim_lowering)
-
-    def shim_lowering(shims, name, text, arguments, result, align=None, first=False, updated=False):
-        lowering = original_lowering(shims, name, text, arguments, result, align, first, updated)
-        lowering._shim = f"{name}|{text}|{_describe(arguments)}|{result}|{align}|{first}|{updated}"
-        return lowering
-
-    shim_lowering.original = original_lowering
-    recorder.shim_lowering = shim_lowering
-    for name in RECORDED:
-        original = getattr(runtime, name, None) or getattr(runtime_members, name)
-
-        def record(*args, _name=name, _original=original, **kwargs):
-            described = [_describe(a) for a in args if type(a).__name__ != "Registries"]
-            calls.append(f"{_name}({', '.join(described)})")
-            return _original(*args, **kwargs)
-
-        setattr(recorder, name, record)
-    return recorder
-
-
-def dynamic_registrations(
-    config: StaticConfig, parent_types: dict[str, str], monkeypatch
-) -> list[str]:
-    """What ``numbast.header.bind_declarations`` registers for the config's header (parsed for
-    its first arch), recorded. ``monkeypatch`` (pytest's, or any object with ``setattr``)
-    routes numbast.functions / numbast.structs through the recording runtime."""
-    from numba.cuda import types
-
-    import numbast.functions
-    import numbast.structs
-    from ast_canopy import parse_declarations_from_source
-    from numbast.header import bind_declarations
-    from numbast.shim_writer import MemoryShimWriter
+    import numbast.dynamic.enums
+    import numbast.dynamic.functions
+    import numbast.dynamic.structs
+    from numbast import bind_header
 
     calls: list[str] = []
-    recorder = _recording_runtime(calls)
-    for binder in (numbast.functions, numbast.structs):
-        for name in RECORDED:
-            if hasattr(binder, name):
-                monkeypatch.setattr(binder, name, getattr(recorder, name))
-    monkeypatch.setattr(numbast.runtime, "shim_lowering", recorder.shim_lowering)
-    monkeypatch.setattr(numbast.functions, "_FUNCTION_STUBS", {})
-    decls = parse_declarations_from_source(
-        config.entry_point, list(config.file_list), config.gpu_arch[0]
-    )
-    parents = {name: getattr(types, cls) for name, cls in parent_types.items()}
-    models = {}
-    if config.data_models:
-        from numba.cuda.datamodel import models as numba_models
-
-        models = {name: getattr(numba_models, m) for name, m in config.data_models.items()}
+    for name, recorder in _recorders(calls).items():
+        for module in (numbast.dynamic.structs, numbast.dynamic.functions, numbast.dynamic.enums):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, recorder)
+    monkeypatch.setattr(numbast.dynamic.functions.FUNCTION_STUBS, "stubs", {})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        bind_declarations(
-            MemoryShimWriter(""), decls, parents, models, config.function_argument_intents
+        bound = bind_header(
+            config.entry_point,
+            arch=config.gpu_arch[0],
+            retain=config.file_list[1:],
+            parent_types={name: getattr(types, cls) for name, cls in config.types.items()},
+            data_models={name: getattr(numba_models, m) for name, m in config.data_models.items()},
+            arg_intents=config.function_argument_intents,
+            include_dirs=config.clang_include_paths,
+            defines=config.predefined_macros,
         )
-    return calls
+    return calls, bound.shim_writer.preamble
 
 
-def static_registrations(module: ModuleType) -> list[str]:
-    """What the generated ``module``'s tables register, applied again through the recording
-    runtime (the module's own import used its embedded copy of the runtime)."""
-    from numba.cuda import types
-
-    from numbast.static import module_runtime
+def static_registrations(module: ModuleType, monkeypatch) -> tuple[list[str], str]:
+    """What the generated ``module``'s rows register, applied again through the installed
+    runtime with recorders; and the preamble of the module's shim library."""
+    from numbast.runtime import apply
 
     calls: list[str] = []
-    recorder = _recording_runtime(calls)
-    struct_types = module_runtime.make_struct_types(recorder, module._nb_struct_table, "test")
-    enums = module_runtime.make_enums(module._nb_enum_table)
-    type_table = module._nb_type_table(types, module._nb_vector_types, struct_types, enums)
-    shared = (module._nb_shims, module._numbast_shim_library, recorder.DEFAULT_REGISTRIES)
-    module_runtime.bind_structs(
-        recorder,
-        recorder,  # also stands for runtime_members (it records add_mutating/static_methods)
-        module._nb_struct_table,
-        struct_types,
-        module._nb_struct_bodies,
-        type_table,
-        *shared,
-        "test",
-    )
-    module_runtime.bind_functions(recorder, module._nb_function_table, type_table, *shared)
-    return calls
+    # apply_module looks these up in its module's globals.
+    for name, recorder in _recorders(calls).items():
+        monkeypatch.setattr(apply, name, recorder)
+    apply.apply_module("recorded", module._nb_rows, module._numbast_shim_library)
+    return calls, module._numbast_shim_library.preamble

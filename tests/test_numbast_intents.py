@@ -41,7 +41,7 @@ def make_kernel(lib):
 
 
 def test_intents_change_the_python_signature(lib):
-    from numbast.runtime import DEFAULT_REGISTRIES  # noqa: F401  (bindings are registered)
+    from numbast.runtime.overloads import DEFAULT_REGISTRIES  # noqa: F401  (bindings are registered)
 
     assert link_kernel_to_cubin(make_kernel(lib), (types.float32[:], types.int32[:]))
 

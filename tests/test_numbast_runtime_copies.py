@@ -1,36 +1,101 @@
-"""Every copy of numbast/runtime.py in a process (generated modules embed their own) shares one
-registration state, so two modules never shadow each other's operators or mutating methods."""
+"""Every copy of the runtime in a process (standalone generated modules carry their own) shares
+one registration state with the installed runtime, so modules never shadow each other's
+operators or mutating methods; the state's tables are joined by name, so runtimes of different
+ages meet without a version to bump."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
-import numbast.runtime as runtime
+from static_support import generate
+
+import numbast.runtime.members as members
+import numbast.runtime.overloads as overloads
+import numbast.runtime.structs as structs
+from numbast.runtime import state
+
+DATA = Path(__file__).parent / "data"
 
 
-def test_an_embedded_copy_shares_the_registration_state():
-    import numbast.runtime_members as members
-
-    source = Path(runtime.__file__).read_text()
-    copy: dict = {"__name__": "embedded_runtime_copy"}
-    exec(compile(source, "<embedded runtime>", "exec"), copy)
-    for table in ("_OVERLOADS", "_BUILTIN_CONVERSIONS", "_LOCK"):
-        assert copy[table] is getattr(runtime, table), table
-    assert copy["BoundCxxStruct"] is not runtime.BoundCxxStruct  # a real second copy
-
-    # runtime_members.py, embedded as a generated module does: built on the copy above.
-    members_source = Path(members.__file__).read_text()
-    members_copy: dict = {"__name__": "embedded_members_copy", "__numbast_runtime__": None}
-    members_copy["__numbast_runtime__"] = type("Runtime", (), copy)
-    exec(compile(members_source, "<embedded runtime members>", "exec"), members_copy)
-    assert members_copy["rt"] is members_copy["__numbast_runtime__"]
+def test_a_standalone_module_carries_a_copy_that_shares_the_registration_state(tmp_path):
+    module = generate("tiny.cuh", tmp_path)
+    copy = module._nb_runtime
+    package = copy.__name__.rpartition(".")[0]
+    assert package.startswith("_numbast_runtime_")
+    copied = {
+        name: sys.modules[f"{package}.{name}"] for name in ("overloads", "members", "structs")
+    }
+    assert copied["structs"].BoundCxxStruct is not structs.BoundCxxStruct  # a real second copy
+    assert copied["overloads"]._OVERLOADS is overloads._OVERLOADS
+    assert copied["structs"]._BUILTIN_CONVERSIONS is structs._BUILTIN_CONVERSIONS
     for table in ("_MUTATORS", "_MUTATING_STUBS", "_STATIC_MEMBERS"):
-        assert members_copy[table] is getattr(members, table), table
+        assert getattr(copied["members"], table) is getattr(members, table), table
+    # A second module made by the same numbast reuses the copy already loaded.
+    again = tmp_path / "again"
+    again.mkdir()
+    assert generate("tiny.cuh", again)._nb_runtime is copy
 
 
-def test_stubs_are_recognised_across_copies():
-    source = Path(runtime.__file__).read_text()
-    copy: dict = {"__name__": "embedded_runtime_copy"}
-    exec(compile(source, "<embedded runtime>", "exec"), copy)
-    stub = copy["make_function_stub"]("ns::f", "f")
-    assert runtime._is_binding_stub(stub)
+def test_stubs_are_recognised_across_copies(tmp_path):
+    copy = generate("tiny.cuh", tmp_path)._nb_runtime
+    package = copy.__name__.rpartition(".")[0]
+    stub = sys.modules[f"{package}.overloads"].make_function_stub("ns::f", "f")
+    assert overloads.is_binding_stub(stub)
+
+
+def test_a_table_unknown_to_an_older_copy_is_added_by_the_newer_one():
+    tables = state._TABLES
+    tables.pop("numbast_test_table", None)
+    made = state.shared_table("numbast_test_table", dict)
+    assert state.shared_table("numbast_test_table", list) is made  # the first one stays
+    del tables["numbast_test_table"]
+
+
+def _run(script: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_an_older_generated_module_imported_first_then_the_installed_runtime(tmp_path):
+    """A module generated before static methods existed (its runtime's state lacks the tables
+    for them) is imported first; then the installed runtime binds a struct with static and
+    non-const methods, and one kernel using both links to a cubin."""
+    fixture = DATA / "runtime" / "tiny_generated_before_static_methods.py.txt"
+    text = fixture.read_text()
+    text = text.replace("@STATIC_DATA@", str(DATA / "static")).replace("@CONFIG@", "<fixture>")
+    (tmp_path / "old_tiny.py").write_text(text.replace("@CUDA_INCLUDE@", "<toolkit>"))
+    tests = Path(__file__).parent
+    result = _run(
+        f"""
+        import sys
+        sys.path[:0] = [{str(tmp_path)!r}, {str(tests)!r}]
+        import old_tiny  # creates the shared state the old way, without static-method tables
+        state = sys.modules["_numbast_runtime_state_v1"].state
+        assert "static_members" not in state, sorted(state)
+        from numba.cuda import types
+        from support import bound_test_header, link_kernel_to_cubin
+        lib = bound_test_header("structs.cuh", parent_types={{"Counter": types.Number}})
+        assert "static_members" in state  # joined the old state, adding its own tables
+        Counter, tiny_ops_add = lib.Counter, old_tiny.tiny_ops_add
+        import numpy as np
+
+        def kernel(out):
+            c = Counter.make(np.int32(5))
+            c.bump(np.int32(1))
+            out[0] = tiny_ops_add(c.count, np.int32(2))
+
+        cubin = link_kernel_to_cubin(kernel, (types.int32[:],))
+        print("linked", len(cubin))
+        """,
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "linked" in result.stdout

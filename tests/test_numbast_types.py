@@ -59,7 +59,7 @@ def test_every_function_is_bound(lib):
 
 
 def test_half_and_bfloat16_map_to_numba_types():
-    from numbast.type_mapping import registered_numba_type
+    from numbast.dynamic.numba_types import registered_numba_type
 
     assert registered_numba_type("__half") == types.float16
     assert registered_numba_type("__nv_bfloat16") == types.bfloat16

@@ -59,7 +59,7 @@ def test_generated_modules_bind_the_formats(format_modules):
     fp8 = import_path(format_modules / "cuda_fp8.py")
     for module, struct in ((fp16, "__half"), (bf16, "__nv_bfloat16")):
         assert {struct, f"{struct}2", "hsqrt", "hexp", "__hfma", "__hmax"} <= set(module.__all__)
-        assert len(module._nb_function_table) > 250
+        assert len(module._nb_rows.functions) > 250
     assert {"__nv_fp8_e4m3", "__nv_fp8_e5m2", "__nv_saturation_t"} <= set(fp8.__all__)
     assert fp8.__nv_fp8_interpretation_t.__NV_E5M2 == 1  # enumerators keep their __ names
     assert fp16.__nv_half is fp16.__half  # typedefs of bound structs are aliases
@@ -129,8 +129,9 @@ from test_static_cuda_headers import format_config
 
 warnings.simplefilter("ignore")
 config = format_config({name!r})
-static = static_registrations(import_path(pathlib.Path({module!r})))
-dynamic = dynamic_registrations(config, config.types, types.SimpleNamespace(setattr=setattr))
+patch = types.SimpleNamespace(setattr=setattr)
+static, _ = static_registrations(import_path(pathlib.Path({module!r})), patch)
+dynamic, _ = dynamic_registrations(config, patch)
 if sorted(static) == sorted(dynamic):
     print("same", len(static))
 else:

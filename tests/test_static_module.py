@@ -5,6 +5,7 @@ binding's for the same declarations."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import textwrap
@@ -121,11 +122,10 @@ def test_warns_when_the_running_toolkit_is_older_than_the_generating_one(tmp_pat
     assert not [w for w in caught if w.category.__name__ == "CUDAVersionWarning"]
 
     source = path.read_text()
-    assert "_nb_generated_with_cuda = (" in source
+    generated_with = re.compile(r"warn_if_older_cuda\(\(\d+, \d+\)")
+    assert generated_with.search(source)
     newer = tmp_path / "from_the_future.py"
-    start = source.index("_nb_generated_with_cuda = (")
-    end = source.index("\n", start)
-    newer.write_text(source[:start] + "_nb_generated_with_cuda = (99, 0)" + source[end:])
+    newer.write_text(generated_with.sub("warn_if_older_cuda((99, 0)", source))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         import_path(newer)
@@ -164,18 +164,23 @@ def test_import_registers_nothing_that_needs_nvrtc(tmp_path):
         ("structs.cuh", {"Types": {"fixed16": "Number"}, "Data_Models": {}}),
         ("intents.cuh", {"Function_Argument_Intents": {"divmod": {"remainder": "out_return"}}}),
         ("prefixes.cuh", {}),
+        ("enum_ops.cuh", {}),
+        ("macros.cuh", {"Predefined_Macros": ["STATIC_FEATURE=7"]}),
+        ("include_paths.cuh", {"Clang_Include_Paths": ["include_dir"]}),
     ],
 )
 def test_static_registrations_equal_dynamic_ones(tmp_path, monkeypatch, header, keys):
-    """Bind the same header dynamically (numbast.header.bind_declarations) and from the
-    generated module's tables, through a recording copy of numbast.runtime: the same calls with
-    the same arguments (types, shim names, shim texts, argument modes) must come out."""
+    """Bind the same header with numbast.bind_header and from the generated module's rows,
+    recording what the runtime's apply functions receive, types and shims resolved: the same
+    structs, members, functions, enums, shim names and texts, argument modes, and the same
+    shim preamble (macros included) must come out."""
     config = static_config(header, **keys)
     module = import_path(render(config, tmp_path))
-    dynamic_calls = dynamic_registrations(config, config.types, monkeypatch)
-    static_calls = static_registrations(module)
+    dynamic_calls, dynamic_preamble = dynamic_registrations(config, monkeypatch)
+    static_calls, static_preamble = static_registrations(module, monkeypatch)
     assert sorted(static_calls) == sorted(dynamic_calls)
     assert any("nbi_shim_" in call for call in static_calls)
+    assert static_preamble == dynamic_preamble
 
 
 # -- the command line -------------------------------------------------------------------------

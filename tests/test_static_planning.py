@@ -1,9 +1,10 @@
-"""The static generator's building blocks: the numba-free planning agrees with the run-time
-half, Numba types spelled as source build the same types as dynamic binding's table, the
-per-arch merge, and the literals the module writer emits."""
+"""The static generator's building blocks: Numba types described as data resolve to the same
+types as dynamic binding's table, the per-arch merge, the literals the module writer emits and
+the runtime copy a standalone module carries."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 
 import pytest
@@ -18,32 +19,22 @@ from ast_canopy.model import (
     Type,
     TypeKind,
 )
+from numbast.planning.declarations import remove_prefix
+from numbast.planning.type_refs import is_integer, static_type_table
 from numbast.static.arch_merge import (
     ArchMismatchError,
     arch_condition,
     guard_shim,
     merge_declarations,
 )
-from numbast.static.binding_plan import remove_prefix
-from numbast.static.module_writer import embedded_source, literal, source_literal
-from numbast.static.numba_exprs import TYPE_SCOPE, is_integer, static_type_table
+from numbast.static.module_writer import literal, source_literal
+from numbast.static.runtime_copy import runtime_sources
 
 
-def test_planning_argument_record_matches_the_runtime():
-    from numbast import callables, runtime
+def _evaluate(ref):
+    from numbast.runtime.apply import resolve_types
 
-    assert callables.ShimArgument._fields == runtime.ShimArgument._fields
-    assert callables.ShimArgument._field_defaults == runtime.ShimArgument._field_defaults
-    for mode in ("COPY", "POINTER", "HIDDEN_OUT"):
-        assert getattr(callables, mode) == getattr(runtime, mode)
-
-
-def _evaluate(expr):
-    from numba.cuda import types
-    from numba.cuda.vector_types import vector_types
-
-    scope = dict(zip(TYPE_SCOPE, (types, vector_types, (), ()), strict=True))
-    return eval(expr.source, scope)
+    return resolve_types([ref.description], (), ())[0]
 
 
 def _builtin(name: str, kind=TypeKind.BUILTIN) -> Type:
@@ -51,10 +42,10 @@ def _builtin(name: str, kind=TypeKind.BUILTIN) -> Type:
 
 
 def test_spelled_types_build_what_dynamic_binding_maps_to():
-    from numbast import type_mapping
+    from numbast.dynamic import numba_types
 
     table = static_type_table()
-    expected = {**type_mapping._BUILTINS, **type_mapping._vector_type_table()}
+    expected = {**numba_types._BUILTINS, **numba_types._vector_type_table()}
     assert expected  # builtins and the CUDA vector types
     for cxx_name, numba_type in expected.items():
         assert _evaluate(table.lookup(cxx_name)) == numba_type, cxx_name
@@ -64,7 +55,7 @@ def test_spelled_types_build_what_dynamic_binding_maps_to():
         array_extents=(2, 3),
     )  # fmt: skip
     for cxx_type in (pointer, array):
-        assert _evaluate(table.to_type(cxx_type)) == type_mapping.to_numba_type(cxx_type)
+        assert _evaluate(table.to_type(cxx_type)) == numba_types.to_numba_type(cxx_type)
 
 
 def test_integer_check_matches_numba():
@@ -145,8 +136,17 @@ def test_literals_round_trip(value):
 
 
 def test_embedded_sources_round_trip():
-    for package, name in (("numbast", "runtime.py"), ("numbast.static", "module_runtime.py")):
-        text = embedded_source(package, name)
+    for _name, text in runtime_sources():
         assert eval(source_literal(text)) == text
     tricky = "ends with a quote '"
     assert eval(source_literal(tricky)) == tricky
+
+
+def test_the_runtime_copy_holds_what_apply_needs_dependencies_first():
+    names = [name for name, _source in runtime_sources()]
+    assert names[-1] == "apply" and names[0] in ("rows", "state")
+    assert "pointers" not in names  # element_pointer is for users' kernels, not for modules
+    for position, (_name, source) in enumerate(runtime_sources()):
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                assert node.module in names[:position], (names[position], node.module)

@@ -1,33 +1,34 @@
-"""Write the source text of a generated bindings module from planned bindings.
+"""Write the source text of a generated bindings module from its planned rows.
 
 Layout of a generated module (see docs/static.md):
 
 1. a comment with its provenance (generator version, config, CUDA version, arches) and a
    docstring;
 2. the config's Additional Import statements;
-3. ``numbast/runtime.py``, ``numbast/runtime_members.py`` and
-   ``numbast/static/module_runtime.py``, embedded verbatim as strings and executed in private
-   module namespaces (so a C++ name can never shadow theirs);
-4. data tables of literals: shims, enums, structs, a function building the Numba type table,
-   struct members, functions and operators;
-5. a few calls that register everything from the tables, then the public names.
+3. the runtime: ``from numbast.runtime import apply`` (the import system's cache entries), or,
+   for a standalone module, a copy of the runtime package's sources, loaded once per process
+   under a private name (so the module runs where numbast is not installed);
+4. the rows (``numbast.runtime.rows``): shims, type descriptions, enums, structs, struct bodies,
+   functions and aliases, as literals;
+5. the shim library and one call that registers the rows, then the public names.
 
-Everything per declaration is data; the code is the same for every module and every size of
-header, which keeps the module small to compile and fast to import.
+Everything per declaration is data: the code is the same few lines for every module and every
+size of header, which keeps the module small to compile and fast to import.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-from numbast.static.binding_plan import CallRow, ModuleBindings, StructBinding
+from numbast.planning.row_writer import RowWriter
+from numbast.runtime.rows import FORMAT
 from numbast.static.config import StaticConfig
-from numbast.static.numba_exprs import TYPE_SCOPE, TypeExpr
+from numbast.static.module_plan import ModulePlan
+from numbast.static.runtime_copy import runtime_copy
 
 
 @dataclass(frozen=True)
@@ -35,11 +36,6 @@ class Provenance:
     generator_version: str
     cuda_version: tuple[int, int]
     cuda_include_dir: str
-
-
-def embedded_source(package: str, filename: str) -> str:
-    """The text of a source file of the installed numbast, to embed verbatim."""
-    return resources.files(package).joinpath(filename).read_text(encoding="utf-8")
 
 
 def literal(value: Any) -> str:
@@ -125,98 +121,80 @@ def provenance_comment(config: StaticConfig, provenance: Provenance) -> str:
     return "\n".join(f"# {line}".rstrip() for line in lines) + "\n"
 
 
-# -- the tables -------------------------------------------------------------------------------
+# -- the rows ---------------------------------------------------------------------------------
 
 
-class _Tables:
-    """Assigns indices to shims and types as rows refer to them."""
-
-    def __init__(self) -> None:
-        self.shims: dict[str, tuple[int, str]] = {}
-        self.types: dict[TypeExpr, int] = {}
-
-    def type_index(self, expr: TypeExpr | None) -> int:
-        if expr is None:
-            return -1
-        return self.types.setdefault(expr, len(self.types))
-
-    def call(self, row: CallRow) -> tuple:
-        shim_index, _text = self.shims.setdefault(row.shim_name, (len(self.shims), row.shim_text))
-        arguments = tuple((self.type_index(t), mode, align) for t, mode, align in row.arguments)
-        return (
-            shim_index,
-            arguments,
-            self.type_index(row.result),
-            row.result_align,
-            row.returns_first_argument,
-        )
+def _rows(name: str, rows: Sequence[str], comment: str = "") -> str:
+    comment = "".join(f"    # {line}\n" for line in comment.splitlines()) if comment else ""
+    if not rows:
+        return f"{comment}    {name}=(),\n"
+    body = "".join(f"        {row},\n" for row in rows)
+    return f"{comment}    {name}=(\n{body}    ),\n"
 
 
-def _struct_body(binding: StructBinding, tables: _Tables) -> str:
-    members = binding.members
-    if members is not None:
-        members = tuple((name, tables.type_index(expr)) for name, expr in members)
-    rows = "".join(
-        f"            {literal((r.kind, r.name, tables.call(r.call), r.flag))},\n"
-        for r in binding.member_rows
-    )
-    rows = f"(\n{rows}        )" if rows else "()"
+def _type_row(ref: Any) -> str:
+    label = getattr(ref, "label", "")
+    return f"{literal(ref.description)},  # {label}" if label else literal(ref.description)
+
+
+def rows_block(plan: ModulePlan) -> str:
+    """``_nb_rows = ModuleRows(...)``: every row of the module as literals."""
+    writer = RowWriter()
+    enums = [literal(tuple(row)) for row in plan.enums]
+    structs = [literal(tuple(row)) for row, _body in plan.structs]
+    bodies = [literal(tuple(writer.struct_body(body))) for _row, body in plan.structs]
+    functions = [literal(tuple(writer.function(row))) for row in plan.functions]
+    shims = [literal(shim) for shim in writer.shims]
+    types = [_type_row(ref) for ref in writer.types]
     return (
-        f"(  # {binding.qual_name}\n        {literal(members)},\n"
-        f"        {literal(binding.public_fields)},\n        {rows},\n    )"
+        "# The bindings as data; numbast/runtime/rows.py documents every layout.\n"
+        "_nb_rows = _nb_runtime.ModuleRows(\n"
+        f"    format={FORMAT},\n"
+        + _rows("shims", shims, "(shim name, C++ text): compiled only once a kernel calls it")
+        + _rows("types", types, "Numba types, described; rows refer to them by index")
+        + _rows("enums", enums, "(Python name, C++ name, ((enumerator, value), ...), scoped)")
+        + _rows(
+            "structs",
+            structs,
+            "(Python name, C++ name, sizeof, alignof, parent type (Types), Data Models)",
+        )
+        + _rows(
+            "struct_bodies",
+            bodies,
+            "per struct: (fields ((name, type), ...) or None, public fields, members (kind,\n"
+            "name, call, implicit conversion / non-const)); a call is (shim, ((type, mode,\n"
+            "align), ...), result type or -1, result align, returns its first argument)",
+        )
+        + _rows(
+            "functions",
+            functions,
+            "(Python name, C++ name, operator, call, typing label, needs a cooperative launch,\n"
+            "C++ declaration)",
+        )
+        + _rows("aliases", [literal(a) for a in plan.aliases], "(typedef, what it names)")
+        + ")\n"
     )
-
-
-def _rows(name: str, rows: Iterable[str]) -> str:
-    body = "".join(f"    {row},\n" for row in rows)
-    return f"{name} = (\n{body})\n" if body else f"{name} = ()\n"
-
-
-def _type_table_function(types: dict[TypeExpr, int]) -> str:
-    lines = [f"def _nb_type_table({', '.join(TYPE_SCOPE)}):", "    return ("]
-    for expr in types:
-        comment = f"  # {expr.label}" if expr.label else ""
-        lines.append(f"        {expr.source},{comment}")
-    lines.append("    )")
-    return "\n".join(lines) + "\n"
 
 
 # -- the module -------------------------------------------------------------------------------
 
-_LOADER = '''\
-import linecache as _nb_linecache
-import sys as _nb_sys
-from types import ModuleType as _nb_ModuleType
 
-from numba.cuda import types as _nb_numba_types
-from numba.cuda.vector_types import vector_types as _nb_vector_types
-
-
-def _nb_load(part, source, runtime=None):
-    """Run an embedded numbast source file as a private module (with readable tracebacks);
-    ``runtime`` is handed to files that build on the embedded runtime."""
-    name = f"{__name__}._numbast_{part}"
-    filename = f"<numbast {part} in {__name__}>"
-    _nb_linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    module = _nb_ModuleType(name)
-    if runtime is not None:
-        module.__numbast_runtime__ = runtime
-    _nb_sys.modules[name] = module
-    exec(compile(source, filename, "exec"), module.__dict__)
-    return module
-'''
+def runtime_block(embed_runtime: bool) -> str:
+    if not embed_runtime:
+        return "from numbast.runtime import apply as _nb_runtime\n"
+    return runtime_copy()
 
 
 def _registries_block(config: StaticConfig) -> str:
     if not config.use_separate_registry:
-        return "_nb_registries = _nb_rt.DEFAULT_REGISTRIES\n"
+        return "_nb_registries = _nb_runtime.DEFAULT_REGISTRIES\n"
     return (
         "# Use Separate Registry: install these into the CUDA typing and target contexts.\n"
         "from numba.cuda.core.imputils import Registry as _nb_LoweringRegistry\n"
         "from numba.cuda.typing.templates import Registry as _nb_TypingRegistry\n\n"
         "typing_registry = _nb_TypingRegistry()\n"
         "target_registry = _nb_LoweringRegistry(__name__)\n"
-        "_nb_registries = _nb_rt.Registries(typing_registry, target_registry)\n"
+        "_nb_registries = _nb_runtime.Registries(typing_registry, target_registry)\n"
     )
 
 
@@ -225,133 +203,52 @@ def _shim_library_block(config: StaticConfig) -> str:
     setup = config.module_setup_callback or "None"
     teardown = config.module_teardown_callback or "None"
     return (
-        "_numbast_shim_library = _nb_loader.ShimLibrary(\n"
-        f"    _nb_loader.shim_preamble({include}, {literal(config.predefined_macros)}),\n"
-        "    _nb_shims,\n"
+        "_numbast_shim_library = _nb_runtime.ShimLibrary(\n"
+        f"    _nb_runtime.shim_preamble({include}, {literal(config.predefined_macros)}),\n"
+        "    _nb_rows.shims,\n"
         '    name=f"{__name__}_shims.cu",\n'
         f"    setup_callback={setup},\n"
         f"    teardown_callback={teardown},\n"
+        f"    include_dirs={literal(config.clang_include_paths)},\n"
         ")\n"
-        + (
-            f"_nb_loader.add_nvrtc_include_dirs({literal(config.clang_include_paths)})\n"
-            if config.clang_include_paths
-            else ""
-        )
     )
 
 
 def write_module(
-    bindings: ModuleBindings,
+    plan: ModulePlan,
     config: StaticConfig,
     provenance: Provenance,
-    runtime_source: str,
-    runtime_members_source: str,
-    module_runtime_source: str,
+    embed_runtime: bool = True,
 ) -> str:
-    """The complete source of the bindings module."""
-    tables = _Tables()
-    structs = [
-        literal(
-            (s.python_name, s.name, s.qual_name, s.sizeof, s.alignof, s.parent_type, s.data_model)
-        )
-        for s in bindings.structs
-    ]
-    enums = [literal((e.python_name, e.qual_name, e.members)) for e in bindings.enums]
-    bodies = [_struct_body(s, tables) for s in bindings.structs]
-    functions = [
-        literal(
-            (f.python_name, f.qual_name, f.operator, tables.call(f.call), f.label, f.cooperative)
-        )
-        for f in bindings.functions
-    ]
-    shims = [literal((name, text)) for name, (_index, text) in tables.shims.items()]
-    public = bindings.public_names()
+    """The complete source of the bindings module. ``embed_runtime``: carry a copy of the
+    runtime (a standalone module); otherwise import the installed one."""
     major, minor = provenance.cuda_version
     header = os.path.basename(config.entry_point)
-
+    regenerate = literal(regenerate_command(config))
     parts = [
         provenance_comment(config, provenance),
-        f'"""Numba-CUDA bindings for {header}: {len(bindings.structs)} structs, '
-        f"{len(bindings.enums)} enums, {len(bindings.functions)} functions and operators.\n\n"
-        "Generated by numbast (see the comment above); importing it needs numba-cuda only. Use "
-        "the names\nbelow inside @cuda.jit kernels; kernels need no link= argument.\n"
-        '"""\n',
+        f'"""Numba-CUDA bindings for {header}: {len(plan.structs)} structs, '
+        f"{len(plan.enums)} enums, {len(plan.functions)} functions and operators.\n\n"
+        f"Generated by numbast (see the comment above); importing it needs "
+        f"{'numba-cuda only' if embed_runtime else 'numbast'}. Use the names\nbelow inside "
+        '@cuda.jit kernels; kernels need no link= argument.\n"""\n\n',
         "".join(f"{statement}\n" for statement in config.additional_imports),
-        _LOADER,
-        f"_nb_generated_with_cuda = {literal((major, minor))}\n",
-        f"_nb_archs = {literal(config.gpu_arch)}\n\n",
-        "# numbast/runtime.py, verbatim: the run-time half of every binding (dynamic ones too).\n",
-        f"_nb_runtime_source = {source_literal(runtime_source)}\n\n",
-        "# numbast/runtime_members.py, verbatim: non-const and static methods.\n",
-        f"_nb_runtime_members_source = {source_literal(runtime_members_source)}\n\n",
-        "# numbast/static/module_runtime.py, verbatim: registers the tables below at import.\n",
-        f"_nb_module_runtime_source = {source_literal(module_runtime_source)}\n\n",
-        '_nb_rt = _nb_load("runtime", _nb_runtime_source)\n',
-        '_nb_members = _nb_load("runtime_members", _nb_runtime_members_source, _nb_rt)\n',
-        '_nb_loader = _nb_load("module_runtime", _nb_module_runtime_source)\n',
-        "_nb_loader.warn_if_older_cuda(\n"
-        f"    _nb_generated_with_cuda, __name__, {literal(regenerate_command(config))}\n)\n\n",
-        "# (shim name, C++ text): compiled only once a kernel calls it.\n",
-        _rows("_nb_shims", shims),
+        runtime_block(embed_runtime),
         "\n",
+        rows_block(plan),
+        "\n",
+        f"_nb_runtime.warn_if_older_cuda({literal((major, minor))}, __name__, {regenerate})\n",
         _shim_library_block(config),
         _registries_block(config),
-        "\n",
-        "# (Python name, C++ name, ((enumerator, value), ...))\n",
-        _rows("_nb_enum_table", enums),
-        "# (Python name, C++ name, qualified name, sizeof, alignof, Types, Data Models)\n",
-        _rows("_nb_struct_table", structs),
-        "_nb_enums = _nb_loader.make_enums(_nb_enum_table)\n",
-        "_nb_struct_types = _nb_loader.make_struct_types(_nb_rt, _nb_struct_table, __name__)\n\n\n",
-        _type_table_function(tables.types),
-        "\n\n_nb_types = _nb_type_table(\n"
-        "    _nb_numba_types, _nb_vector_types, _nb_struct_types, _nb_enums\n)\n\n",
-        "# Per struct: (fields ((name, type), ...) or None, public fields, members (kind, name,\n"
-        "# call, implicit conversion / non-const)). A call is (shim, ((type, mode, align), ...),\n"
-        "# result type or -1, result align, returns its first argument); types index _nb_types.\n",
-        _rows("_nb_struct_bodies", bodies),
-        "# (Python name, C++ name, operator, call, typing label, needs a cooperative launch)\n",
-        _rows("_nb_function_table", functions),
-        _apply_block(bindings),
-        f"__all__ = {literal(tuple(sorted(public)))}\n",
-        _skipped_comment(bindings.skipped),
+        "globals().update(\n"
+        "    _nb_runtime.apply_module(\n"
+        f"        __name__, _nb_rows, _numbast_shim_library, _nb_registries, {regenerate}\n"
+        "    )\n"
+        ")\n",
+        f"__all__ = {literal(tuple(sorted(plan.public_names())))}\n",
+        _skipped_comment(plan.skipped),
     ]
     return "".join(parts)
-
-
-def _apply_block(bindings: ModuleBindings) -> str:
-    aliases = tuple(bindings.aliases)
-    return (
-        "\n_nb_bound = dict(zip([row[0] for row in _nb_enum_table], _nb_enums))\n"
-        "_nb_bound.update(\n"
-        "    _nb_loader.bind_structs(\n"
-        "        _nb_rt,\n"
-        "        _nb_members,\n"
-        "        _nb_struct_table,\n"
-        "        _nb_struct_types,\n"
-        "        _nb_struct_bodies,\n"
-        "        _nb_types,\n"
-        "        _nb_shims,\n"
-        "        _numbast_shim_library,\n"
-        "        _nb_registries,\n"
-        "        __name__,\n"
-        "    )\n"
-        ")\n"
-        "_nb_bound.update(\n"
-        "    _nb_loader.bind_functions(\n"
-        "        _nb_rt,\n"
-        "        _nb_function_table,\n"
-        "        _nb_types,\n"
-        "        _nb_shims,\n"
-        "        _numbast_shim_library,\n"
-        "        _nb_registries,\n"
-        "    )\n"
-        ")\n"
-        f"for _nb_alias, _nb_target in {literal(aliases)}:\n"
-        "    _nb_bound[_nb_alias] = _nb_bound[_nb_target]\n"
-        "# Set through globals() so that names like __half stay exactly as in C++.\n"
-        "globals().update(_nb_bound)\n\n"
-    )
 
 
 def _skipped_comment(skipped: Sequence[str]) -> str:

@@ -1,9 +1,9 @@
 """``render_bindings_module(config) -> str``: the static generator, from config to module text.
 
 Parse the entry point for each GPU arch (``ast_canopy``), merge the per-arch declarations
-(``arch_merge``), plan every declaration with dynamic binding's planning code
-(``binding_plan``), and write the module (``module_writer``). Nothing here imports Numba: the
-plans spell Numba types as source, so generating bindings costs a parse and some string work.
+(``arch_merge``), plan every declaration into rows with dynamic binding's planning code
+(``module_plan``), and write the module (``module_writer``). Nothing here imports Numba: the
+rows describe Numba types as data, so generating bindings costs a parse and some string work.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import warnings
 from dataclasses import dataclass
 
 from numbast.static.arch_merge import merge_declarations
-from numbast.static.binding_plan import ModuleBindings, plan_module
 from numbast.static.config import StaticConfig
-from numbast.static.module_writer import Provenance, embedded_source, write_module
+from numbast.static.module_plan import ModulePlan, plan_module
+from numbast.static.module_writer import Provenance, write_module
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ class RenderedModule:
 
 
 def render_bindings_module(config: StaticConfig) -> str:
-    """The source text of the bindings module that ``config`` describes.
+    """The source text of the standalone bindings module that ``config`` describes.
 
     Declarations that cannot be bound are left out, with one BindingSkippedWarning listing them.
     Raises ast_canopy.ParseError when clang cannot parse the entry point.
@@ -39,8 +39,12 @@ def render_bindings_module(config: StaticConfig) -> str:
     return render_bindings(config).source
 
 
-def render_bindings(config: StaticConfig) -> RenderedModule:
-    """:func:`render_bindings_module`, also returning the files the parse read."""
+def render_bindings(config: StaticConfig, *, embed_runtime: bool = True) -> RenderedModule:
+    """:func:`render_bindings_module`, also returning the files the parse read.
+
+    ``embed_runtime=False`` writes a module that imports the installed runtime instead of
+    carrying a copy (the import system's cache entries: numbast is installed wherever they run).
+    """
     from ast_canopy import parse_declarations_from_source
     from ast_canopy.toolkit import cuda_version, cudart_include_dir
 
@@ -66,24 +70,17 @@ def render_bindings(config: StaticConfig) -> RenderedModule:
         cuda_version=cuda_version(),
         cuda_include_dir=cudart_include_dir(),
     )
-    source = write_module(
-        bindings,
-        config,
-        provenance,
-        runtime_source=embedded_source("numbast", "runtime.py"),
-        runtime_members_source=embedded_source("numbast", "runtime_members.py"),
-        module_runtime_source=embedded_source("numbast.static", "module_runtime.py"),
-    )
+    source = write_module(bindings, config, provenance, embed_runtime)
     included = {path for _arch, decls in per_arch for path in decls.included_files}
     return RenderedModule(source, tuple(sorted(included)))
 
 
-def report_skipped(bindings: ModuleBindings, config: StaticConfig) -> None:
+def report_skipped(bindings: ModulePlan, config: StaticConfig) -> None:
     """One warning listing every declaration left out (they are also listed at the end of the
     generated module)."""
     if not bindings.skipped:
         return
-    from numbast.diagnostics import BindingSkippedWarning
+    from numbast.planning.diagnostics import BindingSkippedWarning
 
     header = os.path.basename(config.entry_point)
     listed = "\n".join(f"  {entry}" for entry in bindings.skipped)

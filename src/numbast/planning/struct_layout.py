@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ast_canopy.model import Struct
-from numbast.cxx_types import TypeTable, UnsupportedTypeError
+from numbast.planning.type_rules import TypeTable, UnsupportedTypeError
 
 
 def natural_layout_mismatch(decl: Struct) -> str | None:
@@ -35,15 +35,13 @@ def natural_layout_mismatch(decl: Struct) -> str | None:
 
 
 def struct_members(
-    decl: Struct, type_table: TypeTable | None = None
+    decl: Struct, type_table: TypeTable
 ) -> tuple[list[tuple[str, Any]] | None, str | None]:
     """(members, None) when the fields map to a faithful StructModel, else (None, reason).
 
-    ``type_table`` maps the field types (default: Numba's; the static generator passes its
-    own, which spells types as source, so this module imports no Numba).
+    ``type_table`` maps the field types (Numba types in dynamic binding, descriptions in the
+    static generator).
     """
-    if type_table is None:
-        from numbast.type_mapping import NUMBA_TYPE_TABLE as type_table
     if not decl.fields:
         return None, "it has no fields"
     reason = natural_layout_mismatch(decl)

@@ -27,25 +27,27 @@ from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ast_canopy.model import FunctionTemplate, Type
-from numbast import functions
-from numbast.callables import CallPlan, plan_call
-from numbast.cxx_types import UnsupportedTypeError, strip_cv
-from numbast.declaration_plans import location_of
-from numbast.diagnostics import BindingError, warn_skipped
-from numbast.intents import ArgIntent
-from numbast.operators import COMPOUND, python_operator_for
-from numbast.runtime import DEFAULT_REGISTRIES
-from numbast.shim_writer import ShimWriterBase
-from numbast.shims import function_call_body, shim_name_for
-from numbast.template_args import (
+from numbast.dynamic.functions import FUNCTION_STUBS, runtime_call
+from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE
+from numbast.planning.calls import plan_call
+from numbast.planning.declarations import location_of
+from numbast.planning.diagnostics import BindingError, warn_skipped
+from numbast.planning.intents import ArgIntent
+from numbast.planning.operators import COMPOUND, python_operator_for
+from numbast.planning.shim_text import function_call_body, shim_name_for
+from numbast.planning.type_rules import UnsupportedTypeError, strip_cv
+from numbast.runtime.calls import Call
+from numbast.runtime.overloads import DEFAULT_REGISTRIES
+from numbast.runtime.shim_library import ShimLibrary
+from numbast.templates.arguments import (
     NeedsProbe,
     Substitution,
     TemplateArgument,
     explicit_argument,
     unsupported_parameter,
 )
-from numbast.template_deduction import Deduction, DeductionError
-from numbast.template_probe import (
+from numbast.templates.deduction import Deduction, DeductionError
+from numbast.templates.probe import (
     InstantiationOptions,
     Probe,
     complete_arguments,
@@ -63,12 +65,14 @@ class FunctionTemplateStub:
     """What kernels call for a bound function template; ``stub[args]`` fixes leading template
     arguments explicitly (C++'s ``f<args>``) and returns another stub."""
 
+    _numbast_stub_ = True  # a binding stub: its overload sets are its own (runtime.overloads)
+
     def __init__(self, qual_name: str, python_name: str, explicit: tuple = ()) -> None:
         self.__name__ = self.__qualname__ = python_name
         self.__doc__ = f"Device function template {qual_name} (bound from C++)."
         self._qual_name = qual_name
         self._explicit = explicit
-        self._templates: list[tuple[ShimWriterBase, FunctionTemplate, InstantiationOptions]] = []
+        self._templates: list[tuple[ShimLibrary, FunctionTemplate, InstantiationOptions]] = []
         self._children: dict[tuple, FunctionTemplateStub] = {}
 
     def __call__(self, *args: Any) -> Any:
@@ -99,7 +103,7 @@ class FunctionTemplateStub:
 
     def _add(
         self,
-        shim_writer: ShimWriterBase,
+        shim_writer: ShimLibrary,
         decl: FunctionTemplate,
         options: InstantiationOptions,
         also: tuple = (),
@@ -132,7 +136,7 @@ class _Instantiator:
 
     def __init__(
         self,
-        shim_writer: ShimWriterBase,
+        shim_writer: ShimLibrary,
         decl: FunctionTemplate,
         explicit: tuple[TemplateArgument, ...],
         options: InstantiationOptions,
@@ -146,8 +150,8 @@ class _Instantiator:
         self.params = decl.template_parameters
         # (template argument keys, arity) -> plan, or why there is none (asking clang again on
         # every typing attempt would cost a parse each time)
-        self._plans: dict[tuple, CallPlan | str] = {}
-        self._by_signature: dict[tuple, CallPlan] = {}  # formal argument types -> plan
+        self._plans: dict[tuple, Call | str] = {}
+        self._by_signature: dict[tuple, Call] = {}  # formal argument types -> call
         self._lock = threading.Lock()
 
     # -- typing -----------------------------------------------------------------------------
@@ -196,7 +200,7 @@ class _Instantiator:
         callee = qual if qual.startswith("::") else f"::{qual}"
         return f"{callee}<{', '.join(a.cxx for a in arguments)}>"
 
-    def _plan(self, arguments: list[TemplateArgument], arity: int) -> CallPlan:
+    def _plan(self, arguments: list[TemplateArgument], arity: int) -> Call:
         key = (tuple(a.key for a in arguments), arity)
         with self._lock:
             plan = self._plans.get(key)
@@ -213,7 +217,7 @@ class _Instantiator:
             raise TypingError(plan)
         return plan
 
-    def _make_plan(self, arguments: list[TemplateArgument], arity: int) -> CallPlan:
+    def _make_plan(self, arguments: list[TemplateArgument], arity: int) -> Call:
         func = self.decl.function
         callee = self._spelling(arguments)
         substitution = Substitution(self.params, arguments)
@@ -249,13 +253,15 @@ class _Instantiator:
         compound = func.operator in COMPOUND
         if compound and not (concrete and concrete[0].is_lvalue_reference):
             raise BindingError(f"operator{func.operator} does not take its left operand by &")
-        return plan_call(
+        plan = plan_call(
             shim_name,
             [(t, ArgIntent.IN) for t in concrete],
             None if compound else result,
             functools.partial(function_call_body, callee),
             returns_first_argument=compound,
+            type_table=NUMBA_TYPE_TABLE,
         )
+        return runtime_call(plan)
 
     # -- lowering ---------------------------------------------------------------------------
     def lower(self, context, builder, sig, args):
@@ -300,7 +306,7 @@ def _register(key: Any, instantiator: _Instantiator) -> None:
 
 
 def bind_cxx_function_template(
-    shim_writer: ShimWriterBase,
+    shim_writer: ShimLibrary,
     templ_decl: FunctionTemplate,
     options: InstantiationOptions | None = None,
     python_name: str | None = None,
@@ -336,8 +342,7 @@ def bind_cxx_function_template(
         # the one object for that name; a plain stub bound earlier gets the templates too (tried
         # after its own overloads, as C++ prefers non-templates), this stub keeps the
         # subscription for explicit arguments.
-        with functions._STUBS_LOCK:
-            plain = functions._FUNCTION_STUBS.setdefault(func.qual_name, stub)
+        plain = FUNCTION_STUBS.adopt(func.qual_name, stub)
         stub._add(shim_writer, templ_decl, options, also=() if plain is stub else (plain,))
     return stub
 
@@ -360,7 +365,7 @@ def _text(templ_decl: FunctionTemplate) -> str:
 
 
 def bind_cxx_function_templates(
-    shim_writer: ShimWriterBase,
+    shim_writer: ShimLibrary,
     templ_decls: Iterable[FunctionTemplate],
     options: InstantiationOptions | None = None,
     exclude: Iterable[str] = (),

@@ -11,7 +11,7 @@ ones; trailing defaulted parameters may be left out::
         v = Vec3f(np.float32(1.0))         # constructors, fields, methods, operators
 
 Indexing instantiates the class once (cached) and returns the same kind of stub as
-``bind_cxx_struct``. The instance's layout comes from clang (``numbast.template_probe``: sizeof,
+``bind_cxx_struct``. The instance's layout comes from clang (``numbast.templates.probe``: sizeof,
 alignof and field offsets of ``Vec<float, 3>``); its members are the template's members with the
 arguments substituted. An explicit specialization written in the header (``template <> struct
 Vec<float, 2> {...}``) is bound as it is written and is what ``Vec[types.float32, 2]`` returns.
@@ -34,13 +34,13 @@ from ast_canopy.model import (
     TemplateParamKind,
     TypeKind,
 )
-from numbast.class_instances import instance_struct
-from numbast.cxx_types import normalize_cxx_name, strip_cv
-from numbast.declaration_plans import location_of
-from numbast.diagnostics import BindingError, warn_skipped
-from numbast.shim_writer import ShimWriterBase
-from numbast.structs import bind_cxx_struct
-from numbast.template_args import (
+from numbast.dynamic.numba_types import registered_numba_type
+from numbast.dynamic.structs import bind_cxx_struct
+from numbast.planning.declarations import location_of
+from numbast.planning.diagnostics import BindingError, warn_skipped
+from numbast.planning.type_rules import normalize_cxx_name, strip_cv
+from numbast.runtime.shim_library import ShimLibrary
+from numbast.templates.arguments import (
     TemplateArgument,
     explicit_argument,
     integer_value,
@@ -49,13 +49,13 @@ from numbast.template_args import (
     unsupported_parameter,
     value_argument,
 )
-from numbast.template_probe import (
+from numbast.templates.class_instances import instance_struct
+from numbast.templates.probe import (
     InstantiationOptions,
     TemplateInstantiationError,
     complete_arguments,
     search_dirs_of,
 )
-from numbast.type_mapping import registered_numba_type
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class ClassTemplateStub:
 class _ClassTemplateBinder:
     def __init__(
         self,
-        shim_writer: ShimWriterBase,
+        shim_writer: ShimLibrary,
         decl: ClassTemplate,
         parent_type: type[types.Type],
         data_model: type,
@@ -258,7 +258,7 @@ def instantiate_used(stubs: Iterable[ClassTemplateStub], signatures: Iterable[Fu
 
 
 def bind_cxx_class_template(
-    shim_writer: ShimWriterBase,
+    shim_writer: ShimLibrary,
     templ_decl: ClassTemplate,
     parent_type: type[types.Type] = types.Type,
     data_model: type = StructModel,
@@ -289,7 +289,7 @@ def bind_cxx_class_template(
 
 
 def bind_cxx_class_templates(
-    shim_writer: ShimWriterBase,
+    shim_writer: ShimLibrary,
     templ_decls: Iterable[ClassTemplate],
     specializations: Iterable[ClassTemplateSpecialization] = (),
     parent_types: Mapping[str, type[types.Type]] | None = None,

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 
 from ast_canopy.model import ParamVar
-from numbast.diagnostics import BindingError
+from numbast.planning.diagnostics import BindingError
 
 
 class ArgIntent(str, Enum):

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ast_canopy.model import TemplateParam, TemplateParamKind, Type
-from numbast.cxx_types import UnsupportedTypeError, normalize_cxx_name, strip_cv
-from numbast.diagnostics import BindingError
-from numbast.template_args import (
+from numbast.planning.diagnostics import BindingError
+from numbast.planning.type_rules import UnsupportedTypeError, normalize_cxx_name, strip_cv
+from numbast.templates.arguments import (
     Substitution,
     TemplateArgument,
     integer_value,
@@ -163,7 +163,7 @@ def _is_bool(param: TemplateParam) -> bool:
 
 def _default_in_python(param: TemplateParam, text: str) -> TemplateArgument | None:
     if param.kind is TemplateParamKind.TYPE:
-        from numbast.type_mapping import registered_numba_type
+        from numbast.dynamic.numba_types import registered_numba_type
 
         numba_type = registered_numba_type(normalize_cxx_name(text))
         if numba_type is None:
@@ -184,7 +184,7 @@ def _default_by_probe(
     search_dirs: Sequence[str],
 ) -> TemplateArgument:
     if param.kind is TemplateParamKind.TYPE:
-        from numbast.type_mapping import to_numba_type
+        from numbast.dynamic.numba_types import to_numba_type
 
         answer = run_probe(Probe(types={"nbi_default": text}), preamble, options, what, search_dirs)
         resolved = answer.types["nbi_default"]

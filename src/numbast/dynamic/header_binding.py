@@ -16,21 +16,22 @@ from typing import Any
 from numba.cuda import types
 
 from ast_canopy.model import Declarations
-from numbast.class_templates import bind_cxx_class_template, instantiate_used
-from numbast.enums import bind_cxx_enum
-from numbast.function_templates import bind_cxx_function_template
-from numbast.functions import bind_cxx_function
-from numbast.intents import IntentSpec
-from numbast.shim_writer import MemoryShimWriter, ShimWriterBase
-from numbast.structs import bind_cxx_struct
-from numbast.template_probe import InstantiationOptions
+from numbast.dynamic.enums import bind_cxx_enum
+from numbast.dynamic.functions import bind_cxx_function
+from numbast.dynamic.shim_writer import MemoryShimWriter
+from numbast.dynamic.structs import bind_cxx_struct
+from numbast.planning.intents import IntentSpec
+from numbast.runtime.shim_library import ShimLibrary, shim_preamble
+from numbast.templates.class_templates import bind_cxx_class_template, instantiate_used
+from numbast.templates.function_templates import bind_cxx_function_template
+from numbast.templates.probe import InstantiationOptions
 
 
 @dataclass
 class BoundHeader:
     """What binding one header produced, by Python name."""
 
-    shim_writer: ShimWriterBase
+    shim_writer: ShimLibrary
     structs: dict[str, type] = field(default_factory=dict)
     enums: dict[str, type] = field(default_factory=dict)
     functions: dict[str, Any] = field(default_factory=dict)
@@ -43,6 +44,10 @@ class BoundHeader:
         for table in (*tables, self.class_templates):
             if name in table:
                 return table[name]
+        # Unscoped enumerators are in the enclosing scope too, as in C++.
+        for py_enum in self.enums.values():
+            if not getattr(py_enum, "_cxx_scoped_", True) and name in py_enum.__members__:
+                return py_enum[name]
         raise AttributeError(f"the bound header has no {name!r}")
 
     def links(self) -> list:
@@ -50,7 +55,7 @@ class BoundHeader:
 
 
 def bind_declarations(
-    shim_writer: ShimWriterBase,
+    shim_writer: ShimLibrary,
     decls: Declarations,
     parent_types: Mapping[str, type[types.Type]] | None = None,
     data_models: Mapping[str, type] | None = None,
@@ -130,16 +135,21 @@ def bind_header(
     include_dirs: Iterable[str] = (),
     defines: Iterable[str] = (),
 ) -> BoundHeader:
-    """Parse ``header`` (retaining it and ``retain``) and bind everything it declares."""
+    """Parse ``header`` (retaining it and ``retain``) and bind everything it declares.
+
+    ``include_dirs`` and ``defines`` apply to the parse and to the shims alike, as in a
+    generated module: the shims see the header exactly as the parser did.
+    """
     from ast_canopy import parse_declarations_from_source
 
     path = os.path.realpath(header)
     files = [path] + [os.path.realpath(p) for p in retain or ()]
+    include_dirs, defines = tuple(include_dirs), tuple(defines)
     decls = parse_declarations_from_source(
         path, files, arch, additional_includes=list(include_dirs), defines=list(defines)
     )
-    shim_writer = MemoryShimWriter(f'#include "{path}"')
-    options = InstantiationOptions(arch, tuple(include_dirs), tuple(defines))
+    shim_writer = MemoryShimWriter(shim_preamble(path, defines), include_dirs=include_dirs)
+    options = InstantiationOptions(arch, include_dirs, defines)
     return bind_declarations(
         shim_writer, decls, parent_types, data_models, arg_intents, exclude, options
     )

@@ -1,11 +1,6 @@
-"""The run-time half of struct members that need more than a typing template: non-const
-methods, which update their object in place, and static methods (``MyType.create(args)``).
-
-Like numbast/runtime.py it imports only numba-cuda, and the static generator embeds it in every
-generated module. It builds on the runtime: imported normally it uses ``numbast.runtime``; a
-generated module's loader runs it with its own embedded runtime as ``__numbast_runtime__``.
-Its tables live in the runtime's process-wide state, shared by every copy.
-"""
+"""Struct members that need more than a typing template: non-const methods, which update
+their object in place, and static methods (``MyType.create(args)``). Their tables live in the
+process-wide registration state, shared by every copy of the runtime."""
 
 from __future__ import annotations
 
@@ -16,19 +11,18 @@ from numba.cuda import types
 from numba.cuda.typing.templates import (
     AbstractTemplate,
     AttributeTemplate,
-    ConcreteTemplate,
     Signature,
     signature,
 )
 
-rt = globals().get("__numbast_runtime__")
-if rt is None:
-    from numbast import runtime as rt
-
-_STATE = rt.shared_state()
-_LOCK = _STATE["lock"]
-_OVERLOADS = _STATE["overloads"]
-
+from .overloads import (
+    DEFAULT_REGISTRIES,
+    Registries,
+    add_overload,
+    make_function_stub,
+    overload_template,
+)
+from .state import LOCK, shared_table
 
 # -- non-const methods ------------------------------------------------------------------------
 #
@@ -39,14 +33,16 @@ _OVERLOADS = _STATE["overloads"]
 # (and stores ``obj`` back into ``arr[i]`` when it was read from there). For types that do not
 # bind a non-const ``m`` the helper calls the method normally and returns ``obj`` unchanged.
 
-_MUTATORS: dict[tuple[type, str], list[tuple[Signature, Callable]]] = _STATE["mutators"]
-_MUTATING_STUBS: dict[str, Callable] = _STATE["mutating_stubs"]
+# (type class, method name) -> [(signature, lowering)]
+_MUTATORS: dict[tuple[type, str], list[tuple[Signature, Callable]]] = shared_table("mutators", dict)
+# method name -> the stub the rewrite calls
+_MUTATING_STUBS: dict[str, Callable] = shared_table("mutating_stubs", dict)
 
 
 def add_mutating_methods(
     numba_type,
     methods: dict[str, list[tuple[tuple[types.Type, ...], types.Type, Callable]]],
-    registries: rt.Registries = rt.DEFAULT_REGISTRIES,
+    registries: Registries = DEFAULT_REGISTRIES,
 ) -> None:
     """Non-const methods by name -> overloads as (argument types without the object, C++
     result type, lowering returning ``(result, updated object)``)."""
@@ -59,11 +55,11 @@ def add_mutating_methods(
         _mutating_stub(name, registries)
 
 
-def _mutating_stub(name: str, registries: rt.Registries) -> Callable:
+def _mutating_stub(name: str, registries: Registries) -> Callable:
     stub = _MUTATING_STUBS.get(name)
     if stub is not None:
         return stub
-    stub = rt.make_function_stub(f"<mutating call of .{name}()>", f"numbast_mutating_{name}")
+    stub = make_function_stub(f"<mutating call of .{name}()>", f"numbast_mutating_{name}")
 
     class MutatingCall(AbstractTemplate):
         key = stub
@@ -99,7 +95,7 @@ def _mutating_stub(name: str, registries: rt.Registries) -> Callable:
     return stub
 
 
-_REWRITE_INSTALLED: list = _STATE["rewrite"]
+_REWRITE_INSTALLED: list = shared_table("rewrite", list)  # the rewrite class, once
 
 
 def _install_mutation_rewrite() -> None:
@@ -173,28 +169,33 @@ def _install_mutation_rewrite() -> None:
 # and one attribute template on Function types answers ``.create`` with the static method's own
 # function stub, whose overloads are ordinary bound calls.
 
-_STATIC_MEMBERS: dict[tuple[Any, str], Callable] = _STATE["static_members"]
+# (struct stub, name) -> the function stub of its static method
+_STATIC_MEMBERS: dict[tuple[Any, str], Callable] = shared_table("static_members", dict)
+# (struct stub, name) pairs with a getattr lowering
+_STATIC_LOWERED: set = shared_table("static_lowered", set)
+# ids of the typing registries that have the static-member attribute template
+_STATIC_ATTRIBUTE: list = shared_table("static_attribute", list)
 
 
 def add_static_methods(
     struct_stub: type,
     qual_name: str,
     methods: dict[str, list[tuple[Signature, Callable]]],
-    registries: rt.Registries = rt.DEFAULT_REGISTRIES,
+    registries: Registries = DEFAULT_REGISTRIES,
 ) -> None:
     """Static methods by name -> overloads as (signature, lowering)."""
     _ensure_global(struct_stub, registries)
     _install_static_member_attribute(registries)
     for name, overloads in methods.items():
-        with _LOCK:
+        with LOCK:
             function_stub = _STATIC_MEMBERS.get((struct_stub, name))
             if function_stub is None:
-                function_stub = rt.make_function_stub(f"{qual_name}::{name}", name)
+                function_stub = make_function_stub(f"{qual_name}::{name}", name)
                 _STATIC_MEMBERS[(struct_stub, name)] = function_stub
-            first = (struct_stub, name) not in _STATE["static_lowered"]
-            _STATE["static_lowered"].add((struct_stub, name))
+            first = (struct_stub, name) not in _STATIC_LOWERED
+            _STATIC_LOWERED.add((struct_stub, name))
         for sig, lowering in overloads:
-            rt.add_overload(function_stub, sig, lowering, name, registries)
+            add_overload(function_stub, sig, lowering, name, registries)
         if first:
             # The attribute is a function: a compile-time value, nothing to compute.
             registries.lowering.lower_getattr(types.Function, name)(_no_value)
@@ -205,21 +206,13 @@ def _no_value(context, builder, typ, value):
     return context.get_dummy_value()
 
 
-def _ensure_global(struct_stub: type, registries: rt.Registries) -> None:
+def _ensure_global(struct_stub: type, registries: Registries) -> None:
     """Make the struct's stub a typed global even when it has no bound constructor."""
-    with _LOCK:
-        if (id(registries.typing), struct_stub) in _OVERLOADS:
-            return
-        template = type(
-            f"numbast_{struct_stub.__name__}_overloads", (ConcreteTemplate,), {"key": struct_stub}
-        )
-        template.cases = []
-        _OVERLOADS[(id(registries.typing), struct_stub)] = template
-        registries.typing.register_global(struct_stub, types.Function(template))
+    overload_template(struct_stub, struct_stub.__name__, registries)
 
 
-def _install_static_member_attribute(registries: rt.Registries) -> None:
-    installed = _STATE["static_attribute"]
+def _install_static_member_attribute(registries: Registries) -> None:
+    installed = _STATIC_ATTRIBUTE
     if id(registries.typing) in installed:
         return
 

@@ -1,9 +1,10 @@
-"""C++ types -> Numba types: one table shared by dynamic binding and the static renderer.
+"""C++ types -> Numba types: the process's table, which dynamic binding fills.
 
 Builtins, the CUDA vector types, ``__half`` and ``__nv_bfloat16`` are known from the start;
 bound structs and enums are added as they are bound; users add their own with
 ``register_cxx_type``. Lookups go through the canonical spelling, so typedefs resolve to what
-they name.
+they name. The mapping rules are ``numbast.planning.type_rules``'s, shared with the static
+generator (which describes the same types as data instead).
 """
 
 from __future__ import annotations
@@ -14,20 +15,14 @@ from numba.cuda import types
 from numba.cuda.vector_types import vector_types
 
 from ast_canopy.model import Type
-from numbast.cxx_types import (
+from numbast.planning.type_rules import (
     BUILTIN_NUMBA_NAMES,
     TypeTable,
     UnsupportedTypeError,
     normalize_cxx_name,
-    strip_cv,
     value_type_name,
     vector_type_names,
 )
-
-# The mapping rules live in numbast.cxx_types (shared with the static generator, which must not
-# import Numba); this module holds the table of Numba types that dynamic binding fills.
-_normalize = normalize_cxx_name
-_strip_cv = strip_cv
 
 # Canonical C++ builtin spellings (as clang prints them for an LP64 target).
 _BUILTINS: dict[str, types.Type] = {

@@ -15,8 +15,8 @@ from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 
 from ast_canopy.model import TemplateParam, TemplateParamKind, Type, TypeKind
-from numbast.cxx_types import UnsupportedTypeError, strip_cv
-from numbast.template_args import TemplateArgument, split_template_id, type_argument
+from numbast.planning.type_rules import UnsupportedTypeError, strip_cv
+from numbast.templates.arguments import TemplateArgument, split_template_id, type_argument
 
 _PARAM_INDEX = re.compile(r"type-parameter-0-(\d+)")
 

@@ -13,17 +13,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from ast_canopy.model import Access, ClassTemplate, Field, Method, MethodKind, Struct
-from numbast.cxx_types import UnsupportedTypeError, normalize_cxx_name
-from numbast.declaration_plans import location_of
-from numbast.diagnostics import warn_skipped
-from numbast.template_args import (
+from numbast.planning.declarations import location_of
+from numbast.planning.diagnostics import warn_skipped
+from numbast.planning.type_rules import UnsupportedTypeError, normalize_cxx_name
+from numbast.templates.arguments import (
     NeedsProbe,
     Substitution,
     TemplateArgument,
     record_type,
     template_id,
 )
-from numbast.template_probe import (
+from numbast.templates.probe import (
     InstantiationOptions,
     Probe,
     TemplateInstantiationError,

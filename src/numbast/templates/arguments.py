@@ -5,7 +5,7 @@ bool for a non-type parameter). ``Substitution`` turns the dependent types of a 
 declaration (``T``, ``const T &``, ``T *``, ``Vec<T, N>``, ``T[N]``) into the concrete model
 types of one instantiation, so the ordinary call planner can bind it. What substitution cannot
 work out by itself (``typename traits<T>::type``) it reports with ``NeedsProbe``; the caller asks
-clang (``numbast.template_probe``) and substitutes again with the answer in ``known``.
+clang (``numbast.templates.probe``) and substitutes again with the answer in ``known``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from numba.cuda import types
 
 from ast_canopy.model import TemplateParam, TemplateParamKind, Type, TypeKind
 from ast_canopy.spelling import split_template_arguments
-from numbast.cxx_types import UnsupportedTypeError, normalize_cxx_name, strip_cv
-from numbast.type_mapping import cxx_spelling_of, enum_storage_type, registered_numba_type
+from numbast.dynamic.numba_types import cxx_spelling_of, enum_storage_type, registered_numba_type
+from numbast.planning.type_rules import UnsupportedTypeError, normalize_cxx_name, strip_cv
 
 POINTER_SIZE = 8  # nvptx64
 

@@ -1,0 +1,311 @@
+"""What binding one declaration means, decided without Numba: its rows.
+
+Dynamic binding (``bind_cxx_function``, ``bind_cxx_struct``...) and the static generator both
+plan here which Python operator or stub a declaration binds to, which shim it calls and how each
+argument crosses the shim. The result is rows (``numbast.runtime.rows``) whose calls are still
+``CallPlan``\\ s and whose types are the type table's; ``numbast.planning.row_writer`` indexes
+them. Dynamic binding then applies them at once; the static generator writes them into a module.
+
+Every planner raises BindingError or UnsupportedTypeError with the reason a declaration cannot
+be bound; callers report skips.
+"""
+
+from __future__ import annotations
+
+import functools
+import keyword
+import logging
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ast_canopy.model import (
+    Access,
+    Enum_,
+    Function,
+    Method,
+    MethodKind,
+    Struct,
+    Type,
+    TypeKind,
+)
+from numbast.planning.calls import CallPlan, plan_call
+from numbast.planning.diagnostics import BindingError
+from numbast.planning.intents import ArgIntent, IntentSpec, resolve_intents
+from numbast.planning.operators import COMPOUND, python_operator_for
+from numbast.planning.shim_text import (
+    constructor_body,
+    conversion_body,
+    function_call_body,
+    method_call_body,
+    operator_body,
+    shim_name_for,
+)
+from numbast.planning.struct_layout import struct_members
+from numbast.planning.type_rules import TypeTable, UnsupportedTypeError
+from numbast.runtime import rows
+from numbast.runtime.rows import EnumRow, FunctionRow, MemberRow, StructBodyRow, StructRow
+
+logger = logging.getLogger(__name__)
+
+# -- free functions and free operators --------------------------------------------------------
+
+
+def plan_function(
+    func: Function,
+    type_table: TypeTable,
+    arg_intents: IntentSpec | None = None,
+    python_name: str | None = None,
+) -> FunctionRow:
+    """The row of a free function or free operator (its call still a CallPlan)."""
+    if not func.exec_space.is_device_callable:
+        raise BindingError(f"it is a {func.exec_space.value} function, not callable on the device")
+    if func.is_deleted:
+        raise BindingError("it is deleted")
+    if func.is_variadic:
+        raise BindingError("variadic functions cannot be bound")
+
+    intents = resolve_intents(func.qual_name, func.params, arg_intents)
+    params = [(p.type_, intent) for p, intent in zip(func.params, intents, strict=True)]
+    shim_name = shim_name_for(func.mangled_name, signature_text(func))
+    declaration = declaration_text(func)
+
+    if func.operator is None:
+        plan = plan_call(
+            shim_name,
+            params,
+            func.return_type,
+            functools.partial(function_call_body, callee_spelling(func)),
+            type_table=type_table,
+        )
+        name = python_name or func.name
+        return FunctionRow(name, func.qual_name, "", plan, func.name, False, declaration)
+
+    key = python_operator_for(func.operator, len(func.params))
+    if key is None:
+        raise BindingError(
+            f"operator{func.operator} with {len(func.params)} operand(s) has no Python counterpart"
+        )
+    compound = func.operator in COMPOUND
+    if compound and not func.params[0].type_.is_lvalue_reference:
+        raise BindingError(f"operator{func.operator} does not take its left operand by &")
+    plan = plan_call(
+        shim_name,
+        params,
+        None if compound else func.return_type,
+        functools.partial(operator_body, func.operator),
+        returns_first_argument=compound,
+        type_table=type_table,
+    )
+    label = f"operator_{key.__name__}"
+    return FunctionRow("", func.qual_name, key.__name__, plan, label, False, declaration)
+
+
+def callee_spelling(func: Function) -> str:
+    # Qualified with a leading :: so a same-named shim-local name can never capture the call.
+    return f"::{func.qual_name}" if not func.qual_name.startswith("::") else func.qual_name
+
+
+def signature_text(func: Function) -> str:
+    params = ", ".join(p.type_.canonical_name for p in func.params)
+    return f"{func.qual_name}({params})"
+
+
+def method_text(method: Method) -> str:
+    params = ", ".join(p.type_.canonical_name for p in method.params)
+    const = " const" if method.is_const else ""
+    return f"{method.qual_name}({params}){const}"
+
+
+def declaration_text(func: Function) -> str:
+    """The C++ declaration as a user reads it, with where it is: ``float dot(const Vec3 &a,
+    const Vec3 &b)  // demo.cuh:12``."""
+    params = ", ".join(f"{p.type_.name} {p.name}".strip() for p in func.params)
+    where = f"  // {os.path.basename(func.file)}:{func.line}" if func.file else ""
+    return f"{func.return_type.name} {func.qual_name}({params}){where}"
+
+
+def location_of(decl: Any) -> str:
+    return f"{decl.file}:{decl.line}" if getattr(decl, "file", "") else ""
+
+
+# -- structs ----------------------------------------------------------------------------------
+
+
+def plan_struct(decl: Struct, python_name: str, parent_type: Any, data_model: Any) -> StructRow:
+    """The struct's own row; raises BindingError when it cannot be bound."""
+    if decl.sizeof_ is None or decl.alignof_ is None:
+        raise BindingError("its size is unknown (incomplete type)")
+    return StructRow(
+        python_name, decl.qual_name, decl.sizeof_, decl.alignof_, parent_type, data_model
+    )
+
+
+SkipReporter = Callable[[str, str, str, str], None]  # (kind, what, reason, where)
+CallGuard = Callable[[CallPlan, Method], CallPlan]  # adjusts a member's call (arch guards)
+
+
+def plan_struct_body(
+    decl: Struct,
+    object_type: Any,
+    type_table: TypeTable,
+    skip: SkipReporter,
+    guard: CallGuard | None = None,
+) -> StructBodyRow:
+    """Fields and members of ``decl`` (``object_type``: the struct's type in ``type_table``).
+
+    Fields are None when they cannot reproduce the C++ layout (the struct then gets an opaque
+    model; the runtime also ignores them unless the data model is a StructModel). Members that
+    cannot be bound are reported through ``skip`` and left out; ``guard`` may adjust each
+    member's call (the static generator's per-arch guards).
+    """
+    members, reason = struct_members(decl, type_table)
+    fields = None if members is None else tuple(members)
+    if fields is None:
+        logger.info("%s gets an opaque data model: %s", decl.qual_name, reason)
+    public_fields = tuple(f.name for f in decl.fields if f.access is Access.PUBLIC)
+    member_rows = []
+    this = (object_type, decl.qual_name, decl.alignof_)
+    for method in decl.methods:
+        try:
+            row = plan_member(decl, method, this, type_table)
+        except (BindingError, UnsupportedTypeError) as exc:
+            skip("method", method_text(method), str(exc), location_of(method))
+            continue
+        if row is None:
+            continue
+        if guard is not None:
+            row = row._replace(call=guard(row.call, method))
+        member_rows.append(row)
+    return StructBodyRow(fields, public_fields if fields else (), tuple(member_rows))
+
+
+def plan_member(
+    decl: Struct,
+    method: Method,
+    object_type: tuple[Any, str, int | None],
+    type_table: TypeTable,
+) -> MemberRow | None:
+    """The row of one member of ``decl``; None for members that are not bound by design
+    (non-public, deleted, copy/move constructors, destructors).
+
+    ``object_type`` is (the struct's type, its C++ spelling, its alignment).
+    """
+    if method.access is not Access.PUBLIC or method.is_deleted:
+        return None
+    kind = method.kind
+    if kind in (MethodKind.COPY_CONSTRUCTOR, MethodKind.MOVE_CONSTRUCTOR, MethodKind.DESTRUCTOR):
+        return None  # Numba copies values bitwise and runs no destructors
+    if not method.exec_space.is_device_callable:
+        raise BindingError(f"it is a {method.exec_space.value} function")
+    if method.is_variadic:
+        raise BindingError("variadic methods cannot be bound")
+    params = [(p.type_, ArgIntent.IN) for p in method.params]
+    plan = functools.partial(plan_call, type_table=type_table)
+
+    def shim_name(role: str = "") -> str:
+        return shim_name_for(method.mangled_name, method_text(method), role)
+
+    if kind.is_constructor:
+        call = plan(
+            shim_name("ctor"),
+            params,
+            struct_value_type(decl),
+            lambda shim_params, _returns: constructor_body(decl.qual_name, shim_params),
+        )
+        implicit = kind is MethodKind.CONVERTING_CONSTRUCTOR and not method.is_explicit
+        return MemberRow(rows.CONSTRUCTOR, "", call, implicit)
+    if kind is MethodKind.CONVERSION_FUNCTION:
+        target_type = method.return_type
+        call = plan(
+            shim_name("conv"),
+            [],
+            target_type,
+            lambda _params, _returns: conversion_body(target_type.canonical_name),
+            object_type=object_type,
+        )
+        return MemberRow(rows.CONVERSION, "", call, False)
+    if kind is MethodKind.MEMBER_OPERATOR:
+        symbol = method.operator or ""
+        key = python_operator_for(symbol, len(method.params) + 1)
+        if key is None:
+            raise BindingError(f"operator{symbol} has no Python counterpart")
+        compound = symbol in COMPOUND
+        call = plan(
+            shim_name(),
+            params,
+            None if compound else method.return_type,
+            functools.partial(operator_body, symbol),
+            object_type=object_type,
+            returns_first_argument=compound,
+        )
+        return MemberRow(rows.OPERATOR, key.__name__, call, False)
+    if kind is MethodKind.METHOD:
+        call = plan(
+            shim_name(),
+            params,
+            method.return_type,
+            functools.partial(method_call_body, method.name),
+            object_type=object_type,
+        )
+        return MemberRow(rows.METHOD, method.name, call, not method.is_const)
+    if kind is MethodKind.STATIC_METHOD:
+        call = plan(
+            shim_name(),
+            params,
+            method.return_type,
+            functools.partial(function_call_body, f"::{decl.qual_name}::{method.name}"),
+        )
+        return MemberRow(rows.STATIC_METHOD, method.name, call, False)
+    raise BindingError(f"{kind.value} members are not bound yet")
+
+
+def struct_value_type(decl: Struct) -> Type:
+    """The struct itself as a Type (what its constructors produce)."""
+    return Type(
+        name=decl.qual_name,
+        canonical_name=decl.qual_name,
+        unqualified_non_ref_type_name=decl.qual_name,
+        kind=TypeKind.RECORD,
+        sizeof_=decl.sizeof_,
+        alignof_=decl.alignof_,
+    )
+
+
+# -- enums ------------------------------------------------------------------------------------
+
+
+def python_member_name(name: str) -> str:
+    return f"{name}_" if keyword.iskeyword(name) else name
+
+
+def plan_enum(
+    enum_decl: Enum_,
+    type_table: TypeTable,
+    is_integer: Callable[[Any], bool],
+    python_name: str | None = None,
+    prefixes: Iterable[str] = (),
+) -> tuple[EnumRow, Any]:
+    """The enum's row and its underlying integer type in ``type_table``. Enumerators that are
+    Python keywords get a trailing _; ``prefixes`` are removed from the enumerators' names
+    (API Prefix Removal)."""
+    if not enum_decl.name:
+        raise BindingError("an anonymous enum has no type to bind")
+    underlying = type_table.to_type(enum_decl.underlying_type)
+    if not is_integer(underlying):
+        raise BindingError(f"underlying type {underlying} is not integral")
+    members = tuple(
+        (python_member_name(remove_prefix(name, prefixes)), value)
+        for name, value in zip(enum_decl.enumerators, enum_decl.enumerator_values, strict=True)
+    )
+    row = EnumRow(python_name or enum_decl.name, enum_decl.qual_name, members, enum_decl.is_scoped)
+    return row, underlying
+
+
+def remove_prefix(name: str, prefixes: Iterable[str]) -> str:
+    """``name`` without the first of ``prefixes`` it starts with (Numbast's API Prefix Removal);
+    unchanged when nothing would be left."""
+    for prefix in prefixes:
+        if prefix and name.startswith(prefix) and len(name) > len(prefix):
+            return name[len(prefix) :]
+    return name

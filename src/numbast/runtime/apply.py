@@ -1,0 +1,291 @@
+"""The one apply path: register rows (``numbast.runtime.rows``) with Numba.
+
+Dynamic binding (``bind_cxx_*``) plans a declaration into rows and applies them here at once; a
+generated module holds its rows as literals and calls :func:`apply_module` when imported. Every
+registration of a binding goes through these functions, so a generated module and dynamic
+bindings behave the same by construction.
+
+This is also the entry point a generated module imports (``numbast.runtime.apply``, or the
+module's own copy of the runtime when numbast is not installed), so it re-exports what such a
+module uses.
+"""
+
+from __future__ import annotations
+
+import enum
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from numba.cuda import types as numba_types
+from numba.cuda.datamodel import models as numba_models
+from numba.cuda.typing.templates import signature
+
+from .calls import Call
+from .members import add_mutating_methods, add_static_methods
+from .overloads import (
+    DEFAULT_REGISTRIES,
+    FunctionStubs,
+    Registries,
+    add_declaration,
+    add_overload,
+)
+from .rows import (
+    CONSTRUCTOR,
+    CONVERSION,
+    FORMAT,
+    METHOD,
+    OPERATOR,
+    STATIC_METHOD,
+    SUPPORTED_FORMATS,
+    EnumRow,
+    FunctionRow,
+    ModuleRows,
+    StructBodyRow,
+    StructRow,
+)
+from .shim_library import ShimLibrary, shim_preamble
+from .structs import (
+    add_conversion,
+    add_implicit_constructor,
+    add_methods,
+    make_struct_stub,
+    make_struct_type,
+    register_struct_model,
+)
+from .toolkit import warn_if_older_cuda
+
+
+class BindingsFormatError(ImportError):
+    """A generated module's rows are in a format this runtime does not read."""
+
+
+def resolve_class(value: Any, namespace: Any, what: str, struct: str, module_name: str) -> type:
+    """``value`` itself when it is a class, else the class it names in ``namespace``."""
+    found = value if isinstance(value, type) else getattr(namespace, str(value), None)
+    if isinstance(found, type):
+        return found
+    if module_name:  # a generated module: the name came from its config
+        key = "Types" if what == "type class" else "Data Models"
+        raise TypeError(
+            f"{module_name}: the config maps struct {struct} to {what} {value!r}, which is not "
+            f"a class in {namespace.__name__}; fix that entry of the config's {key} and "
+            "regenerate the bindings."
+        )
+    raise TypeError(f"{what} {value!r} for struct {struct} is not a class; pass a class")
+
+
+# -- types ------------------------------------------------------------------------------------
+
+
+def make_enum(row: EnumRow) -> type[enum.IntEnum]:
+    """The IntEnum of a C++ enum (usable as constants and as kernel arguments)."""
+    python_name, qual_name, members, scoped = row
+    py_enum = enum.IntEnum(python_name, dict(members))
+    py_enum.__doc__ = f"C++ enum {qual_name} (bound by numbast)."
+    # The mark that makes its members bound types (operators of the enum apply to them).
+    py_enum._cxx_name_ = qual_name
+    py_enum._cxx_scoped_ = scoped
+    return py_enum
+
+
+def enum_member_type(py_enum: type[enum.IntEnum]) -> numba_types.Type:
+    # Numba types enum members by their Python value (int64); shims convert to and from the C++
+    # underlying type at the boundary.
+    return numba_types.IntEnumMember(py_enum, numba_types.int64)
+
+
+def make_struct_type_of(row: StructRow, module_name: str = "") -> numba_types.Type:
+    """The Numba type of a struct (made first: signatures and fields refer to it)."""
+    parent = resolve_class(row.parent_type, numba_types, "type class", row.qual_name, module_name)
+    return make_struct_type(parent, row.qual_name, row.sizeof, row.alignof)
+
+
+def resolve_types(
+    rows: Sequence[tuple], struct_types: Sequence[Any], enums: Sequence[type]
+) -> tuple[numba_types.Type, ...]:
+    """The Numba types that type descriptions (see ``rows.TypeRow``) stand for."""
+    from numba.cuda.vector_types import vector_types
+
+    def build(description: tuple) -> numba_types.Type:
+        kind = description[0]
+        if kind == "builtin":
+            return getattr(numba_types, description[1])
+        if kind == "vector":
+            return vector_types[description[1]]
+        if kind == "pointer":
+            return numba_types.CPointer(build(description[1]))
+        if kind == "voidptr":
+            return numba_types.voidptr
+        if kind == "unituple":
+            return numba_types.UniTuple(build(description[1]), description[2])
+        if kind == "struct":
+            return struct_types[description[1]]
+        if kind == "enum":
+            return enum_member_type(enums[description[1]])
+        raise ValueError(f"unknown type description {description!r}")
+
+    return tuple(build(row) for row in rows)
+
+
+# -- structs and functions --------------------------------------------------------------------
+
+
+def apply_struct(
+    row: StructRow,
+    numba_type: numba_types.Type,
+    body: StructBodyRow,
+    types_: Sequence[Any],
+    shims: Sequence[tuple[str, str]],
+    library: ShimLibrary,
+    registries: Registries = DEFAULT_REGISTRIES,
+    module_name: str = "",
+) -> type:
+    """Data model, Python stub and members of one struct; returns the stub."""
+    fields, public_fields, members = body
+    model = resolve_class(row.data_model, numba_models, "data model", row.qual_name, module_name)
+    if fields is not None and issubclass(model, numba_models.StructModel):
+        layout = [(name, types_[index]) for name, index in fields]
+    else:
+        layout = None
+    register_struct_model(numba_type, model, layout, public_fields if layout else ())
+    stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
+    methods: dict[str, list[Call]] = {}
+    mutating: dict[str, list[Call]] = {}
+    statics: dict[str, list[Call]] = {}
+    for kind, name, call_row, flag in members:
+        call = Call(call_row, types_, shims)
+        if kind == CONSTRUCTOR:
+            sig = signature(numba_type, *call.visible_args)
+            add_overload(stub, sig, call.lowering(library), row.python_name, registries)
+            if flag:
+                add_implicit_constructor(numba_type, call.visible_args[0], call.lowering(library))
+        elif kind == CONVERSION:
+            add_conversion(numba_type, call.cxx_result, call.lowering(library), registries)
+        elif kind == OPERATOR:
+            key = getattr(operator, name)
+            add_overload(key, call.signature(), call.lowering(library), name, registries)
+        elif kind == STATIC_METHOD:
+            statics.setdefault(name, []).append(call)
+        elif kind == METHOD:
+            methods.setdefault(name, []).append(call)
+            if flag:
+                mutating.setdefault(name, []).append(call)
+        else:
+            raise ValueError(f"{module_name}: unknown member kind {kind!r} of {row.qual_name}")
+    if statics:
+        overloads = {
+            name: [(c.signature(), c.lowering(library)) for c in calls]
+            for name, calls in statics.items()
+        }
+        add_static_methods(stub, row.qual_name, overloads, registries)
+    if methods:
+        overloads = {
+            name: [(c.visible_args[1:], c.numba_return_type, c.lowering(library)) for c in calls]
+            for name, calls in methods.items()
+        }
+        add_methods(numba_type, row.qual_name, overloads, registries)
+    if mutating:
+        mutators = {
+            name: [
+                (c.visible_args[1:], c.numba_return_type, c.lowering(library, True)) for c in calls
+            ]
+            for name, calls in mutating.items()
+        }
+        add_mutating_methods(numba_type, mutators, registries)
+    return stub
+
+
+def apply_function(
+    row: FunctionRow,
+    types_: Sequence[Any],
+    shims: Sequence[tuple[str, str]],
+    library: ShimLibrary,
+    stubs: FunctionStubs,
+    registries: Registries = DEFAULT_REGISTRIES,
+) -> Any:
+    """A free function or operator; returns what kernels call (the stub, or the ``operator``
+    function). All overloads of one stub share it."""
+    call = Call(row.call, types_, shims)
+    if row.operator:
+        key = getattr(operator, row.operator)
+    else:
+        key = stubs.stub(row.python_name, row.qual_name)
+        add_declaration(key, row.declaration)
+    lowering = call.lowering(library)
+    if row.cooperative:
+        lowering = _cooperative(lowering)
+    add_overload(key, call.signature(), lowering, row.label, registries)
+    return key
+
+
+def _cooperative(lowering: Callable) -> Callable:
+    """Kernels calling this need a cooperative launch (grid-wide synchronization): mark the
+    code library as numba-cuda's cooperative groups do, so the kernel is launched that way."""
+
+    def lower_cooperative_call(context, builder, sig, args):
+        context.active_code_library.use_cooperative = True
+        return lowering(context, builder, sig, args)
+
+    return lower_cooperative_call
+
+
+# -- a whole module ---------------------------------------------------------------------------
+
+
+def apply_module(
+    module_name: str,
+    rows: ModuleRows,
+    library: ShimLibrary,
+    registries: Registries = DEFAULT_REGISTRIES,
+    regenerate: str = "",
+) -> dict[str, Any]:
+    """Register a generated module's rows; returns its public names -> bound objects."""
+    rows = ModuleRows(*rows)
+    if rows.format not in SUPPORTED_FORMATS:
+        raise BindingsFormatError(
+            f"{module_name} holds bindings in row format {rows.format}, which this numbast "
+            f"runtime does not read (it reads {sorted(SUPPORTED_FORMATS)}, writes {FORMAT}); "
+            f"regenerate the module: {regenerate or 'run the generator again'}"
+        )
+    enum_rows = [EnumRow(*row) for row in rows.enums]
+    enums = tuple(make_enum(row) for row in enum_rows)
+    struct_rows = [StructRow(*row) for row in rows.structs]
+    struct_types = tuple(make_struct_type_of(row, module_name) for row in struct_rows)
+    types_ = resolve_types(rows.types, struct_types, enums)
+    bound: dict[str, Any] = {row.python_name: e for row, e in zip(enum_rows, enums, strict=True)}
+    for row, numba_type, body in zip(struct_rows, struct_types, rows.struct_bodies, strict=True):
+        bound[row.python_name] = apply_struct(
+            row, numba_type, StructBodyRow(*body), types_, rows.shims, library, registries,
+            module_name,
+        )  # fmt: skip
+    stubs = FunctionStubs(origin=module_name)
+    for function_row in map(FunctionRow._make, rows.functions):
+        key = apply_function(function_row, types_, rows.shims, library, stubs, registries)
+        if not function_row.operator:
+            bound[function_row.python_name] = key
+    for alias, target in rows.aliases:
+        bound[alias] = bound[target]
+    # Unscoped enumerators also live in the enclosing scope, as in C++ (``lib.CLAMPED``).
+    for row, py_enum in zip(enum_rows, enums, strict=True):
+        if not row.scoped:
+            for name, _value in row.members:
+                bound.setdefault(name, py_enum[name])
+    return bound
+
+
+__all__ = [
+    "DEFAULT_REGISTRIES",
+    "BindingsFormatError",
+    "Registries",
+    "ShimLibrary",
+    "apply_function",
+    "apply_module",
+    "apply_struct",
+    "enum_member_type",
+    "make_enum",
+    "make_struct_type_of",
+    "resolve_types",
+    "shim_preamble",
+    "warn_if_older_cuda",
+]

@@ -1,0 +1,185 @@
+"""Typing and lowering registration shared by every kind of binding: overload sets, the Python
+stubs kernels call, and which Numba types count as bound C++ types."""
+
+from __future__ import annotations
+
+import linecache
+from collections.abc import Callable, Hashable
+from types import CellType, FunctionType
+from typing import Any, NamedTuple
+
+from numba.cuda import types
+from numba.cuda.cudadecl import registry as default_typing_registry
+from numba.cuda.cudaimpl import registry as default_lowering_registry
+from numba.cuda.typing.templates import ConcreteTemplate, Signature
+
+from .state import LOCK, shared_table
+
+
+class Registries(NamedTuple):
+    """Where bindings register: numba-cuda's own registries, or a module's separate ones."""
+
+    typing: Any = default_typing_registry
+    lowering: Any = default_lowering_registry
+
+
+DEFAULT_REGISTRIES = Registries()
+
+# (id(typing registry), key) -> the ConcreteTemplate class holding every overload of key
+_OVERLOADS: dict[tuple[int, Hashable], type[ConcreteTemplate]] = shared_table("overloads", dict)
+
+
+def is_bound_type(numba_type: types.Type) -> bool:
+    """True for the Numba types of bound C++ structs (and of bound C++ enums)."""
+    if getattr(numba_type, "cxx_qual_name", None) is not None:
+        return True
+    return isinstance(numba_type, types.IntEnumMember) and hasattr(
+        numba_type.instance_class, "_cxx_name_"
+    )
+
+
+class _OverloadsOfBuiltin(ConcreteTemplate):
+    """Overloads added to a Python operator or builtin (``operator.lt``, ``float``...).
+
+    As in C++, an overloaded operator is considered only when an operand has a bound class or
+    enum type: otherwise implicit converting constructors would capture ``i < n`` on plain
+    integers (converting both to, say, ``__half``).
+    """
+
+    def apply(self, args, kws):
+        if not any(is_bound_type(a) for a in args):
+            return None
+        return super().apply(args, kws)
+
+
+def add_overload(
+    key: Hashable,
+    sig: Signature,
+    lowering: Callable,
+    label: str,
+    registries: Registries = DEFAULT_REGISTRIES,
+) -> bool:
+    """Make ``key(*sig.args)`` type as ``sig`` and lower with ``lowering``.
+
+    All overloads of one key share one ConcreteTemplate, so Numba picks among them by overload
+    resolution (exact matches first) rather than by registration order. Returns False when the
+    exact signature was bound already (the first binding stays). For keys that are not our own
+    stubs (operators, Python builtins) an overload applies only to bound-type operands.
+    """
+    with LOCK:
+        template = overload_template(key, label, registries)
+        if any(case.args == sig.args for case in template.cases):
+            return False
+        template.cases.append(sig)
+    registries.lowering.lower(key, *sig.args)(lowering)
+    return True
+
+
+def overload_template(
+    key: Hashable, label: str, registries: Registries = DEFAULT_REGISTRIES
+) -> type[ConcreteTemplate]:
+    """The overload set of ``key`` (created empty and registered the first time)."""
+    with LOCK:
+        template = _OVERLOADS.get((id(registries.typing), key))
+        if template is None:
+            base = ConcreteTemplate if is_binding_stub(key) else _OverloadsOfBuiltin
+            template = type(f"numbast_{label}_overloads", (base,), {"key": key, "cases": []})
+            _OVERLOADS[(id(registries.typing), key)] = template
+            registries.typing.register_global(key, types.Function(template))
+        return template
+
+
+def is_binding_stub(key: Hashable) -> bool:
+    # An attribute, not isinstance: every runtime copy has its own stub classes.
+    return getattr(key, "_numbast_stub_", False)
+
+
+# -- function stubs ---------------------------------------------------------------------------
+#
+# A stub is a plain function that raises when called outside a kernel. Its code object is a copy
+# of one template's, renamed and pointed at a file name of its own whose "source" (served to
+# linecache on demand) is a def whose docstring lists the C++ declarations bound to it: that is
+# what help(stub) and inspect.getsource(stub) show.
+
+
+def _stub_template() -> Callable[..., Any]:
+    message = ""
+
+    def stub(*args: Any, **kwargs: Any) -> Any:
+        raise TypeError(message)
+
+    return stub
+
+
+_STUB_CODE = _stub_template().__code__
+
+
+def make_function_stub(qual_name: str, python_name: str, origin: str = "") -> Callable[..., Any]:
+    """The Python object kernels call for a bound C++ function. ``origin`` (a module name or a
+    header) makes the stub's pseudo source file unique; C++ declarations are added with
+    :func:`add_declaration`."""
+    message = (
+        f"{qual_name} is a CUDA device function bound from C++: call it inside a "
+        "@cuda.jit kernel or device function"
+    )
+    filename = f"numbast-binding:{origin or 'dynamic'}:{qual_name}"
+    replaced = {"co_filename": filename, "co_firstlineno": 1, "co_name": python_name}
+    if hasattr(_STUB_CODE, "co_qualname"):  # Python >= 3.11
+        replaced["co_qualname"] = python_name
+    stub = FunctionType(_STUB_CODE.replace(**replaced), {}, python_name, None, (CellType(message),))
+    stub.__qualname__ = python_name
+    stub.__module__ = origin or None
+    stub._numbast_stub_ = True
+    stub._numbast_declarations_ = []
+    stub.__doc__ = _stub_doc(qual_name, [])
+
+    def source() -> str:
+        doc = stub.__doc__.replace('"""', r"\"\"\"")
+        body = "\n".join(f"    {line}".rstrip() for line in doc.splitlines())
+        return f'def {python_name}(*args):\n    """\n{body}\n    """\n'
+
+    # A one-element entry is linecache's lazy form: the source is made when first asked for.
+    linecache.cache[filename] = (source,)
+    stub._numbast_qual_name_ = qual_name
+    return stub
+
+
+def add_declaration(stub: Callable[..., Any], declaration: str) -> None:
+    """Record one more C++ declaration (with its location) bound to ``stub``."""
+    declarations = getattr(stub, "_numbast_declarations_", None)
+    if declarations is not None and declaration and declaration not in declarations:
+        declarations.append(declaration)
+        stub.__doc__ = _stub_doc(stub._numbast_qual_name_, declarations)
+
+
+def _stub_doc(qual_name: str, declarations: list[str]) -> str:
+    lines = [
+        f"CUDA device function {qual_name}, bound from C++: call it inside a @cuda.jit kernel."
+    ]
+    if declarations:
+        lines += ["", "C++ declarations:", *(f"    {d}" for d in declarations)]
+    return "\n".join(lines)
+
+
+class FunctionStubs:
+    """Finds or makes the stub of each bound function: one stub per key, where the key is the
+    Python name (a generated module: one attribute per name) or the C++ qualified name (dynamic
+    binding, process-wide, so binding a function twice returns the same stub)."""
+
+    def __init__(self, origin: str = "", by_qual_name: bool = False) -> None:
+        self.origin = origin
+        self.by_qual_name = by_qual_name
+        self.stubs: dict[str, Any] = {}
+
+    def adopt(self, qual_name: str, stub: Any) -> Any:
+        """Make ``stub`` the one for ``qual_name`` unless there is one; returns the one."""
+        with LOCK:
+            return self.stubs.setdefault(qual_name, stub)
+
+    def stub(self, python_name: str, qual_name: str) -> Any:
+        key = qual_name if self.by_qual_name else python_name
+        with LOCK:
+            stub = self.stubs.get(key)
+            if stub is None:
+                stub = self.stubs[key] = make_function_stub(qual_name, python_name, self.origin)
+            return stub

@@ -1,0 +1,157 @@
+"""The shims of a set of bindings, and the one link object kernels get them from.
+
+A bound call's lowering records its shim here and attaches the library's link object to the
+kernel being compiled, so kernels need no ``link=`` and only shims that kernels use are ever
+compiled. The link object's source text is read when Numba links, after lowering, so it holds
+every shim used so far. Dynamic binding's shim writers (``MemoryShimWriter``...) are this class;
+a generated module makes one with all its shims, and the import system swaps its link object for
+the cached LTO-IR of all of them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from numba.cuda.cudadrv.linkable_code import CUSource
+
+
+class _LiveShimSource(CUSource):
+    """A CUDA source whose text is read when Numba links, so it holds every shim used so far."""
+
+    def __init__(self, library: ShimLibrary, name: str, setup, teardown) -> None:
+        super().__init__(data="", name=name, setup_callback=setup, teardown_callback=teardown)
+        self._library = library
+
+    @property
+    def data(self) -> str:
+        return self._library.source()
+
+
+class _OncePerModule:
+    """Module Callbacks, run once per loaded CUDA module.
+
+    numba-cuda records a link object's callbacks every time lowering adds the object to a code
+    library, i.e. once per bound call in a kernel, and then calls each record. Setup runs once
+    per module here, and teardown once for each module that was set up. Loaded modules are held
+    until they are torn down, so an id is never mistaken for a later module's.
+    """
+
+    def __init__(self, setup: Callable | None, teardown: Callable | None) -> None:
+        self._setup = setup
+        self._teardown = teardown
+        self._loaded: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    def setup(self, object_code) -> None:
+        with self._lock:
+            if id(object_code) in self._loaded:
+                return
+            self._loaded[id(object_code)] = object_code
+        if self._setup is not None:
+            self._setup(object_code)
+
+    def teardown(self, object_code) -> None:
+        with self._lock:
+            if self._loaded.pop(id(object_code), None) is None:
+                return
+        if self._teardown is not None:
+            self._teardown(object_code)
+
+
+class ShimLibrary:
+    """The preamble (``#include`` of the bound header), the shims known, and those used so far.
+
+    ``shims`` are every shim a generated module may call, as (name, text); dynamic binding adds
+    shims as it lowers calls instead. ``include_dirs`` are added to NVRTC's search path so the
+    preamble's includes resolve when numba-cuda compiles the shims.
+    """
+
+    def __init__(
+        self,
+        preamble: str,
+        shims: Sequence[tuple[str, str]] = (),
+        name: str | None = None,
+        setup_callback: Callable | None = None,
+        teardown_callback: Callable | None = None,
+        include_dirs: Sequence[str] = (),
+    ) -> None:
+        self._preamble = preamble
+        self.all_shims = tuple(shims)
+        self._used: dict[str, str] = {}
+        self._lock = threading.Lock()
+        if setup_callback is None and teardown_callback is None:
+            setup = teardown = None
+        else:
+            callbacks = _OncePerModule(setup_callback, teardown_callback)
+            setup, teardown = callbacks.setup, callbacks.teardown
+        self._link = _LiveShimSource(
+            self, name or f"numbast_shims_{id(self):x}.cu", setup, teardown
+        )
+        add_nvrtc_include_dirs(include_dirs)
+
+    @property
+    def preamble(self) -> str:
+        return self._preamble
+
+    def write_to_shim(self, content: str, id: str) -> None:  # noqa: A002 - Numbast's name
+        """Record the shim ``content`` under the key ``id`` (idempotent)."""
+        with self._lock:
+            self._used.setdefault(id, content)
+
+    def shim_names(self) -> list[str]:
+        """The shims used so far."""
+        with self._lock:
+            return list(self._used)
+
+    def link_object(self):
+        return self._link
+
+    def links(self) -> list:
+        """What to pass as ``@cuda.jit(link=...)`` (optional: lowering attaches it anyway)."""
+        return [self._link]
+
+    def use_link_object(self, link_object) -> None:
+        """Link ``link_object`` instead of compiling the shims from source (for instance the
+        LTO-IR of :meth:`full_source`, compiled once and cached)."""
+        self._link = link_object
+
+    def source(self) -> str:
+        """The preamble and every shim used so far: what Numba compiles with NVRTC."""
+        with self._lock:
+            body = "\n".join(self._used.values())
+        return f"{self._preamble}\n\n{body}\n"
+
+    def full_source(self) -> str:
+        """The preamble and every shim known."""
+        body = "\n".join(text for _name, text in self.all_shims)
+        return f"{self._preamble}\n\n{body}\n"
+
+
+def shim_preamble(include: str, macros: Sequence[str] = ()) -> str:
+    """``#define`` lines for the predefined macros (``NAME`` or ``NAME=value``), then
+    ``#include <include>``: the header as the parser saw it."""
+    lines = []
+    for macro in macros:
+        name, _, value = macro.partition("=")
+        lines.append(f"#define {name} {value or '1'}")
+    lines.append(f"#include <{include}>")
+    return "\n".join(lines)
+
+
+def add_nvrtc_include_dirs(directories: Sequence[str]) -> None:
+    """Let NVRTC find the headers the bound header includes from ``directories``: add those that
+    exist to numba-cuda's extra NVRTC search path (process-wide, as the
+    ``NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS`` environment variable does; numba-cuda has no
+    per-source include path)."""
+    if not directories:
+        return
+    from numba.cuda import config
+    from numba.cuda.cudadrv import nvrtc  # noqa: F401  (it initializes the setting from the env)
+
+    current = [d for d in (getattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", "") or "").split(":")]
+    wanted = [str(d) for d in directories if Path(d).is_dir() and str(d) not in current]
+    if wanted:
+        config.CUDA_NVRTC_EXTRA_SEARCH_PATHS = ":".join([d for d in current if d] + wanted)

@@ -1,0 +1,239 @@
+"""Plan a whole header for a bindings module: its rows, with the config's choices applied.
+
+Each declaration is planned by the same code as dynamic binding (``numbast.planning``), with a
+type table of :class:`~numbast.planning.type_refs.TypeRef` instead of Numba types. On top of it
+this decides what only a module has: the config's filters (Exclude, Skip Prefix, API Prefix
+Removal, Types / Data Models, Function Argument Intents, Cooperative Launch Required Functions
+Regex), one Python name per module attribute, per-arch guards on shims, and typedef aliases.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+
+from ast_canopy.model import Enum_, Function, Method, Struct
+from numbast.planning.calls import CallPlan
+from numbast.planning.declarations import (
+    location_of,
+    method_text,
+    plan_enum,
+    plan_function,
+    plan_struct,
+    plan_struct_body,
+    remove_prefix,
+    signature_text,
+)
+from numbast.planning.diagnostics import BindingError
+from numbast.planning.type_refs import TypeRef, enum_ref, is_integer, static_type_table, struct_ref
+from numbast.planning.type_rules import TypeTable, UnsupportedTypeError, normalize_cxx_name
+from numbast.runtime.rows import EnumRow, FunctionRow, StructBodyRow, StructRow
+from numbast.static.arch_merge import MergedDeclarations, function_key, guard_shim, member_key
+from numbast.static.config import StaticConfig
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_PARENT_TYPE = "Type"  # numba.cuda.types.Type, as bind_cxx_struct's default
+DEFAULT_DATA_MODEL = "StructModel"
+# Module attributes the generated module defines itself (Use Separate Registry).
+RESERVED_NAMES = frozenset({"typing_registry", "target_registry"})
+
+
+@dataclass
+class ModulePlan:
+    """The planned rows of a module (calls still CallPlans, types TypeRefs)."""
+
+    enums: list[EnumRow] = field(default_factory=list)
+    structs: list[tuple[StructRow, StructBodyRow]] = field(default_factory=list)
+    functions: list[FunctionRow] = field(default_factory=list)
+    aliases: list[tuple[str, str]] = field(default_factory=list)  # (alias, bound python name)
+    enumerators: list[str] = field(default_factory=list)  # of unscoped enums, at module scope
+    skipped: list[str] = field(default_factory=list)  # "kind name (where): reason"
+
+    def public_names(self) -> list[str]:
+        names = [s.python_name for s, _ in self.structs] + [e.python_name for e in self.enums]
+        names += [f.python_name for f in self.functions if f.python_name]
+        names += [alias for alias, _ in self.aliases] + self.enumerators
+        return list(dict.fromkeys(names))
+
+
+class _Planner:
+    def __init__(self, merged: MergedDeclarations, config: StaticConfig) -> None:
+        self.merged = merged
+        self.config = config
+        self.header = config.entry_point
+        self.table: TypeTable[TypeRef] = static_type_table()
+        self.out = ModulePlan()
+        self.names: dict[str, str] = {}  # public python name -> what it binds (kind)
+        self.shim_names: set[str] = set()
+        self.cooperative = [
+            re.compile(p) for p in config.cooperative_launch_required_functions_regex
+        ]
+
+    # -- reporting ------------------------------------------------------------------------
+    def skip(self, kind: str, what: str, reason: str, where: str = "") -> None:
+        location = f" ({os.path.basename(where)})" if where else ""
+        self.out.skipped.append(f"{kind} {what}{location}: {reason}")
+
+    def claim(self, python_name: str, kind: str, what: str, where: str) -> bool:
+        """Reserve a module attribute name; False (and a skip) when it is taken."""
+        taken = self.names.get(python_name)
+        if python_name in RESERVED_NAMES and self.config.use_separate_registry:
+            taken = "the module's own registry"
+        if taken is not None and taken != f"function {python_name}":
+            self.skip(kind, what, f"its Python name {python_name!r} is taken by {taken}", where)
+            return False
+        self.names[python_name] = f"{kind} {python_name}"
+        return True
+
+    def guard(self, plan: CallPlan, key: str, what: str) -> CallPlan:
+        """The call with its shim wrapped in arch conditions when it exists on some arches."""
+        arches = self.merged.arches_of(key)
+        if arches is None:
+            return plan
+        text = guard_shim(plan.shim_text, what, arches, self.merged.archs)
+        return dataclasses.replace(plan, shim_text=text)
+
+    def guard_member(self, plan: CallPlan, method: Method) -> CallPlan:
+        return self.guard(plan, member_key(method), method_text(method))
+
+    # -- enums ----------------------------------------------------------------------------
+    def plan_enums(self, enums: list[Enum_]) -> None:
+        prefixes = self.config.enum_prefix_removal
+        for decl in enums:
+            where = location_of(decl)
+            if not decl.name:
+                continue  # an anonymous enum has no type to bind
+            python_name = remove_prefix(decl.name, prefixes)
+            try:
+                row, underlying = plan_enum(decl, self.table, is_integer, python_name, prefixes)
+            except (BindingError, UnsupportedTypeError) as exc:
+                self.skip("enum", decl.qual_name, str(exc), where)
+                continue
+            if not self.claim(python_name, "enum", decl.qual_name, where):
+                continue
+            index = len(self.out.enums)
+            self.out.enums.append(row)
+            self.table.register_enum(decl.qual_name, enum_ref(index, decl.qual_name), underlying)
+
+    def plan_enumerators(self) -> None:
+        """Unscoped enumerators at module scope (as C++ puts them in the enclosing scope),
+        where no other binding has the name."""
+        for row in self.out.enums:
+            if row.scoped:
+                continue
+            for name, _value in row.members:
+                if name not in self.names and name not in RESERVED_NAMES:
+                    self.names[name] = f"enumerator of {row.qual_name}"
+                    self.out.enumerators.append(name)
+
+    # -- structs --------------------------------------------------------------------------
+    def plan_structs(self, structs: list[Struct]) -> None:
+        excluded = set(self.config.exclude_structs)
+        kept: list[StructRow] = []
+        decls: list[Struct] = []
+        for decl in structs:
+            where = location_of(decl)
+            if decl.name in excluded or not decl.name:
+                continue
+            python_name = remove_prefix(decl.name, self.config.struct_prefix_removal)
+            parent = self.config.types.get(decl.name, DEFAULT_PARENT_TYPE)
+            model = self.config.data_models.get(decl.name, DEFAULT_DATA_MODEL)
+            try:
+                row = plan_struct(decl, python_name, parent, model)
+            except BindingError as exc:
+                self.skip("struct", decl.qual_name, str(exc), where)
+                continue
+            if not self.claim(python_name, "struct", decl.qual_name, where):
+                continue
+            kept.append(row)
+            decls.append(decl)
+        # Every struct type first, so members and signatures can refer to any of them.
+        for index, decl in enumerate(decls):
+            self.table.register(decl.qual_name, struct_ref(index, decl.qual_name))
+        for index, (row, decl) in enumerate(zip(kept, decls, strict=True)):
+            body = plan_struct_body(
+                decl, struct_ref(index, decl.qual_name), self.table, self.skip, self.guard_member
+            )
+            self.out.structs.append((row, body))
+
+    # -- functions ------------------------------------------------------------------------
+    def plan_functions(self, functions: list[Function]) -> None:
+        excluded = set(self.config.exclude_functions)
+        skip_prefix = self.config.skip_prefix
+        intents = self.config.function_argument_intents
+        for func in functions:
+            if func.name in excluded or (skip_prefix and func.name.startswith(skip_prefix)):
+                logger.debug("excluded %s", func.qual_name)
+                continue
+            what, where = signature_text(func), location_of(func)
+            python_name = remove_prefix(func.name, self.config.function_prefix_removal)
+            try:
+                row = plan_function(func, self.table, intents.get(func.name), python_name)
+            except (BindingError, UnsupportedTypeError) as exc:
+                self.skip("function", what, str(exc), where)
+                continue
+            if row.call.shim_name in self.shim_names:
+                continue  # declared twice (e.g. in the .h and again in the .hpp)
+            if not row.operator and not self.claim(python_name, "function", what, where):
+                continue
+            self.shim_names.add(row.call.shim_name)
+            cooperative = not row.operator and any(p.search(func.name) for p in self.cooperative)
+            call = self.guard(row.call, function_key(func), what)
+            self.out.functions.append(row._replace(call=call, cooperative=cooperative))
+
+    # -- typedefs -------------------------------------------------------------------------
+    def plan_aliases(self) -> None:
+        bound = {row.qual_name: row.python_name for row, _body in self.out.structs}
+        bound.update({e.qual_name: e.python_name for e in self.out.enums})
+        for typedef in self.merged.decls.typedefs:
+            target = bound.get(normalize_cxx_name(typedef.underlying_type.canonical_name))
+            if target is None or typedef.name == target or typedef.name in self.names:
+                continue
+            self.names[typedef.name] = f"alias of {target}"
+            self.out.aliases.append((typedef.name, target))
+
+    def warn_unused_config(self) -> None:
+        decls = self.merged.decls
+        function_names = {f.name for f in decls.functions}
+        struct_names = {s.name for s in decls.structs}
+        for name in self.config.function_argument_intents:
+            if name not in function_names:
+                logger.warning(
+                    "Function Argument Intents names %s, which %s does not declare; fix the "
+                    "name in %s",
+                    name,
+                    self.header,
+                    self.config.config_path,
+                )
+        for key, mapping in (
+            ("Types", self.config.types),
+            ("Data Models", self.config.data_models),
+        ):
+            for name in mapping:
+                if name not in struct_names:
+                    logger.warning(
+                        "%s names struct %s, which %s does not declare; fix the name in %s",
+                        key,
+                        name,
+                        self.header,
+                        self.config.config_path,
+                    )
+
+
+def plan_module(merged: MergedDeclarations, config: StaticConfig) -> ModulePlan:
+    """Plan enums, structs, free functions and operators, then typedef aliases and unscoped
+    enumerators (the order of ``numbast.bind_declarations``: functions refer to the types bound
+    before them)."""
+    planner = _Planner(merged, config)
+    decls = merged.decls
+    planner.plan_enums(decls.enums)
+    planner.plan_structs(decls.structs)
+    planner.plan_functions(decls.functions)
+    planner.plan_aliases()
+    planner.plan_enumerators()
+    planner.warn_unused_config()
+    return planner.out
