@@ -113,14 +113,19 @@ kernel = make_kernel(enum_ops, macros, include_paths)
 
 def test_imported_modules_link_when_built_and_when_cached(tmp_path):
     project, cache = _import_project(tmp_path), tmp_path / "cache"
-    script = IMPORTED.format(
-        kernel=KERNEL,
-        action='print("linked", len(link_kernel_to_cubin(kernel, (types.int32[:],))))',
+    action = textwrap.dedent(
+        """
+        import inspect
+        print(inspect.getsource(enum_ops.flag_bits))
+        print("linked", len(link_kernel_to_cubin(kernel, (types.int32[:],))))
+        """
     )
+    script = IMPORTED.format(kernel=KERNEL, action=action)
     for _cold_then_warm in range(2):
         result = run_python(script, project, cache, NUMBAST_IMPORT_QUIET="1")
         assert result.returncode == 0, result.stderr
         assert "linked" in result.stdout
+        assert "unsigned int flag_bits(Flags f)  // enum_ops.cuh:" in result.stdout
 
 
 @pytest.mark.gpu
