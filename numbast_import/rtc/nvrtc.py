@@ -1,0 +1,113 @@
+"""Compiling with NVRTC through cuda.bindings.
+
+cuda.core's Program takes typed options only, and asks the driver before it makes PTX; PyCUDA
+programs pass nvcc-style option strings, and PTX must build on machines without a GPU. So the
+compile itself is a direct NVRTC call; loading the result is cuda.core's (``module``).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from numbast_import.rtc.errors import CompileError
+
+logger = logging.getLogger(__name__)
+
+# target -> (size getter, getter) names in cuda.bindings.nvrtc
+_GETTERS = {
+    "cubin": ("nvrtcGetCUBINSize", "nvrtcGetCUBIN"),
+    "ptx": ("nvrtcGetPTXSize", "nvrtcGetPTX"),
+    "ltoir": ("nvrtcGetLTOIRSize", "nvrtcGetLTOIR"),
+}
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiler's output: the binary, the lowered (mangled) name of each name expression,
+    and the compiler's log (warnings), possibly empty."""
+
+    code: bytes
+    target: str
+    lowered_names: dict[str, str] = field(default_factory=dict)
+    log: str = ""
+
+
+@functools.cache
+def nvrtc_version() -> str:
+    from cuda.bindings import nvrtc
+
+    _check(nvrtc.nvrtcVersion()[0], "nvrtcVersion")
+    _err, major, minor = nvrtc.nvrtcVersion()
+    return f"nvrtc {major}.{minor}"
+
+
+def run_nvrtc(
+    unit: str,
+    name: str,
+    options: Sequence[str],
+    target: str,
+    name_expressions: Sequence[str] = (),
+) -> Compiled:
+    """Compile ``unit`` (named ``name`` in messages) to ``target``: cubin, ptx or ltoir.
+
+    Raises CompileError with NVRTC's whole log when the source does not compile.
+    """
+    from cuda.bindings import nvrtc
+
+    if target not in _GETTERS:
+        raise ValueError(f"NVRTC makes cubin, ptx or ltoir, not {target!r}")
+    err, program = nvrtc.nvrtcCreateProgram(unit.encode(), name.encode(), 0, [], [])
+    _check(err, "nvrtcCreateProgram")
+    try:
+        for expression in name_expressions:
+            _check(nvrtc.nvrtcAddNameExpression(program, expression.encode())[0], expression)
+        encoded = [opt.encode() for opt in options]
+        logger.info("compiling %s to %s with NVRTC: %s", name, target, " ".join(options))
+        (result,) = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
+        log = _log(nvrtc, program)
+        if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise CompileError(
+                f"NVRTC could not compile {name} ({_error_string(nvrtc, result)})",
+                log,
+                unit,
+                name,
+                ["nvrtc", *options],
+            )
+        size_getter, getter = (getattr(nvrtc, n) for n in _GETTERS[target])
+        err, size = size_getter(program)
+        _check(err, size_getter.__name__)
+        code = b" " * size
+        _check(getter(program, code)[0], getter.__name__)
+        lowered = {}
+        for expression in name_expressions:
+            err, mangled = nvrtc.nvrtcGetLoweredName(program, expression.encode())
+            _check(err, f"nvrtcGetLoweredName({expression})")
+            lowered[expression] = mangled.decode()
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+    if target == "ptx":
+        code = code.rstrip(b"\x00")
+    return Compiled(code, target, lowered, log)
+
+
+def _log(nvrtc, program) -> str:
+    err, size = nvrtc.nvrtcGetProgramLogSize(program)
+    _check(err, "nvrtcGetProgramLogSize")
+    buffer = b" " * size
+    _check(nvrtc.nvrtcGetProgramLog(program, buffer)[0], "nvrtcGetProgramLog")
+    return buffer.rstrip(b"\x00").decode(errors="replace")
+
+
+def _error_string(nvrtc, result) -> str:
+    _err, text = nvrtc.nvrtcGetErrorString(result)
+    return text.decode() if isinstance(text, bytes) else str(text)
+
+
+def _check(result, what: str) -> None:
+    from cuda.bindings import nvrtc
+
+    if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise RuntimeError(f"NVRTC failed in {what}: {_error_string(nvrtc, result)}")
