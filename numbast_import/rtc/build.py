@@ -12,7 +12,7 @@ import os
 import tempfile
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,14 +32,16 @@ MEMO_SIZE = 512
 _memo: OrderedDict[tuple, Built] = OrderedDict()
 
 
-@dataclass(frozen=True)
+@dataclass
 class Built:
-    """A compiled SourceModule: the binary, its lowered names and texture declarations."""
+    """A compiled SourceModule: the binary, its lowered names and texture declarations, and
+    the loaded Module that every SourceModule of this memo entry shares."""
 
     compiled: Compiled
     unit: str
     arch: str
     textures: tuple[TextureDeclaration, ...]
+    module: Any = field(default=None, compare=False, repr=False)
 
 
 def build(

@@ -94,7 +94,10 @@ def preprocess(unit: str, nvcc: str, options: Sequence[str], workdir: Path) -> s
     done = subprocess.run(command, capture_output=True, text=True, cwd=workdir, check=False)
     if done.returncode != 0:
         raise CompileError(
-            "nvcc could not preprocess the source", done.stdout + done.stderr, unit, "kernel.cu",
+            "nvcc could not preprocess the source",
+            done.stdout + done.stderr,
+            unit,
+            "kernel.cu",
             command,
         )
     return done.stdout

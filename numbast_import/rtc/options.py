@@ -17,7 +17,9 @@ logger = logging.getLogger(__name__)
 # Options that take their value as the next argument when not written with '='.
 _WITH_VALUE = {"-I", "--include-path", "-D", "--define-macro", "-U", "--undefine-macro"}
 _HOST_ONLY_WITH_VALUE = {"-Xcompiler", "--compiler-options", "-ccbin", "--compiler-bindir"}
-_HOST_ONLY = re.compile(r"^(-O[0-3s]?|--optimize(=.*)?|-keep|--keep|-Xcompiler=.*|--compiler-options=.*|-ccbin=.*)$")
+_HOST_ONLY = re.compile(
+    r"^(-O[0-3s]?|--optimize(=.*)?|-keep|--keep|-Xcompiler=.*|--compiler-options=.*|-ccbin=.*)$"
+)
 _PTXAS = {"-Xptxas", "--ptxas-options"}
 _ARCH = {"-arch", "--gpu-architecture"}
 
