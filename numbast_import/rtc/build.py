@@ -82,7 +82,7 @@ def build(
         compiled = compiler.compile(unit)
     else:
         store = open_store(None if cache_dir in (None, True) else cache_dir)
-        key = compiler.key(unit)
+        key = compiler.key(unit, store.base)
         digest = digest_of(key)
         compiled = store.load(digest, key)
         if compiled is None:
@@ -142,13 +142,13 @@ class _Compiler:
         self.target = target
         self.keep = keep
 
-    def compiler_version(self) -> str:
+    def compiler_version(self, stamps: Path) -> str:
         if self.nvcc_path is not None:
             version = nvcc_backend.nvcc_version(self.nvcc_path) or ""
             return "nvcc " + " ".join(version.split())
-        return nvrtc_backend.nvrtc_version()
+        return nvrtc_backend.nvrtc_version_stamped(stamps)
 
-    def key(self, unit: str) -> dict[str, Any]:
+    def key(self, unit: str, stamps: Path) -> dict[str, Any]:
         import hashlib
 
         from numbast_import import __version__
@@ -164,7 +164,7 @@ class _Compiler:
             "code": self.code,
             "target": self.target,
             "name_expressions": list(self.name_expressions),
-            "compiler": self.compiler_version(),
+            "compiler": self.compiler_version(stamps),
             "package": __version__,
         }
 
@@ -201,7 +201,7 @@ class _Compiler:
             logger.info("NVRTC ignores code=%r; it compiles for arch=%s", self.code, arch)
         extra = []
         if self.target == "ltoir":
-            extra += ["--dlto", "--relocatable-device-code=true"]
+            extra += ["-dlto", "--relocatable-device-code=true"]
         if self.target == "ptx" and arch.startswith("sm_"):
             arch = "compute_" + arch[3:]
         return [
