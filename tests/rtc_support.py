@@ -7,8 +7,6 @@ import ctypes
 import struct
 from dataclasses import dataclass, field
 
-import pytest
-
 VECTOR_ADD = """
 __global__ void multiply_them(float *dest, float *a, float *b)
 {
@@ -35,6 +33,8 @@ class LaunchRecorder:
     would (``sizes`` bytes behind each pointer) and records the launch."""
 
     def __init__(self, sizes: tuple[int, ...]) -> None:
+        # The parameter sizes of the kernel being launched (the driver knows them from the
+        # cubin; the stand-in is told).
         self.sizes = sizes
         self.launches: list[RecordedLaunch] = []
 
@@ -46,19 +46,3 @@ class LaunchRecorder:
             launch.arguments.append(ctypes.string_at(pointer, size))
         self.launches.append(launch)
         return (0,)
-
-
-@pytest.fixture
-def fake_function(monkeypatch):
-    """make(sizes) -> (Function with those parameter sizes, LaunchRecorder)."""
-    from numbast_import.rtc import launch
-    from numbast_import.rtc.function import Function
-
-    def make(sizes: tuple[int, ...], name: str = "kernel"):
-        recorder = LaunchRecorder(sizes)
-        monkeypatch.setattr(launch, "_cu_launch_kernel", recorder)
-        function = Function(0xC0FFEE, name)
-        function._param_sizes = sizes
-        return function, recorder
-
-    return make
