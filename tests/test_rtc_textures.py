@@ -186,3 +186,30 @@ def test_pitched_2d_texture_descriptor():
 def test_unbound_texture_says_how_to_bind():
     with pytest.raises(ValueError, match="set_array, set_address"):
         texref("texture<float, 2> t;").descriptors()
+
+
+def test_memcpy2d_host_to_array_fields():
+    import numpy as np
+    from cuda.bindings import driver
+
+    matrix = np.arange(12, dtype=np.float32).reshape(3, 4)
+    copy = drv.Memcpy2D()
+    copy.set_src_host(matrix)
+    copy.set_dst_array(ArrayStandIn(drv.array_format.FLOAT, 1))
+    copy.width_in_bytes = copy.src_pitch = copy.dst_pitch = 16
+    copy.height = 3
+    native = copy.native()
+    assert native.srcMemoryType == driver.CUmemorytype.CU_MEMORYTYPE_HOST
+    assert native.srcHost == matrix.ctypes.data
+    assert native.dstMemoryType == driver.CUmemorytype.CU_MEMORYTYPE_ARRAY
+    assert int(native.dstArray) == 0xA77A
+    assert (native.WidthInBytes, native.Height, native.srcPitch) == (16, 3, 16)
+
+
+def test_array_formats_of_numpy_types():
+    import numpy as np
+
+    assert drv.dtype_to_array_format(np.float32) == drv.array_format.FLOAT
+    assert drv.dtype_to_array_format(np.uint8) == drv.array_format.UNSIGNED_INT8
+    with pytest.raises(TypeError, match="no CUDA array format for float64"):
+        drv.dtype_to_array_format(np.float64)

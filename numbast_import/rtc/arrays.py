@@ -204,7 +204,7 @@ def _host_to_array(host: Any, width: int, height: int, channels: int) -> Array:
     copy.set_dst_array(array)
     copy.width_in_bytes = copy.src_pitch = copy.dst_pitch = width * channels * host.itemsize
     copy.height = height
-    copy(True)
+    copy(False)  # cuMemcpy2DUnaligned: any pitch
     return array
 
 
