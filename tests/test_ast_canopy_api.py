@@ -29,7 +29,7 @@ def parse(name: str) -> Declarations:
 def test_enums_plain_and_scoped_with_underlying_types():
     enums = {e.qual_name: e for e in parse("enums.cuh").enums}
     summary = {
-        name: (e.enumerators, e.enumerator_values, e.underlying_type.name, e.is_scoped)
+        name: (e.enumerators, e.enumerator_ints, e.underlying_type.name, e.is_scoped)
         for name, e in enums.items()
     }
     assert summary == {
@@ -41,7 +41,13 @@ def test_enums_plain_and_scoped_with_underlying_types():
         "greek_t": (("ALPHA", "BETA"), (1, 2), "unsigned int", False),
     }
     assert enums["Mode"].underlying_type.sizeof_ == 1
-    assert parse("enums.cuh").typedefs == []
+    # NVIDIA's layout: the values as decimal text.
+    assert enums["Sign"].enumerator_values == ("-1", "0", "1")
+    assert enums["gfx::Filter"].enumerator_values == ("0", str(1 << 40))
+    # `typedef enum {...} greek_t;` is also a typedef of greek_t to itself.
+    assert [(t.name, t.underlying_name) for t in parse("enums.cuh").typedefs] == [
+        ("greek_t", "greek_t")
+    ]
 
 
 def test_typedefs_and_using():
@@ -59,10 +65,11 @@ def test_typedefs_and_using():
         "pair_ref": ("const Pair &", "const Pair &", TypeKind.LVALUE_REFERENCE),
         "triple_t": ("int[3]", "int[3]", TypeKind.ARRAY),
         "ns::real": ("real_t", "float", TypeKind.BUILTIN),
+        # typedef struct {...} halves_t; is the struct halves_t and a typedef of it to itself.
+        "halves_t": ("halves_t", "halves_t", TypeKind.RECORD),
     }
     assert typedefs["triple_t"].underlying_type.array_extents == (3,)
     assert typedefs["real_ptr"].underlying_type.pointee.is_const
-    # typedef struct {...} halves_t; is the struct halves_t, not an alias of itself.
     assert [s.name for s in decls.structs] == ["Pair", "halves_t"]
     assert decls.structs[1].sizeof_ == 4
 
@@ -70,18 +77,23 @@ def test_typedefs_and_using():
 def test_constexpr_variables():
     variables = {v.qual_name: v for v in parse("constexpr_vars.cuh").constexpr_vars}
     values = {
-        name: (v.value, v.type_.unqualified_non_ref_type_name) for name, v in variables.items()
+        name: (v.value, v.value_serialized, v.type_.unqualified_non_ref_type_name)
+        for name, v in variables.items()
     }
     assert values == {
-        "kAnswer": ("42", "int"),
-        "kHalf": ("0.5", "float"),
-        "kScale": ("0.25", "double"),
-        "kEnabled": ("true", "bool"),
-        "kBig": (str(1 << 40), "unsigned long long"),
-        "kNegative": ("-7", "int"),
-        "kComputed": ("85", "int"),
-        "limits::kMax": ("32767", "short"),
+        "kAnswer": (42, "42", "int"),
+        "kHalf": (0.5, "0.5", "float"),
+        # The shortest text that is the same float: 3.14, not 3.140000104904175.
+        "kPi": (3.14, "3.14", "float"),
+        "kThird": (0.33333334, "0.33333334", "float"),
+        "kScale": (0.25, "0.25", "double"),
+        "kEnabled": (True, "true", "bool"),
+        "kBig": (1 << 40, str(1 << 40), "unsigned long long"),
+        "kNegative": (-7, "-7", "int"),
+        "kComputed": (85, "85", "int"),
+        "limits::kMax": (32767, "32767", "short"),
     }
+    assert all(type(v.value) is bool for v in variables.values() if v.type_.name == "const bool")
     assert variables["kAnswer"].type_.is_const
     assert "kNotConstexpr" not in values
 
@@ -91,8 +103,8 @@ def test_value_from_constexpr_vardecl():
 
     source = "namespace cfg { constexpr int kLanes = 4 * 8; }\nconstexpr double kRate = 1.5;\n"
     lanes = value_from_constexpr_vardecl(source, "cfg::kLanes", "sm_90")
-    assert (lanes.name, lanes.value) == ("kLanes", "32")
-    assert value_from_constexpr_vardecl(source, "kRate", "sm_90").value == "1.5"
+    assert (lanes.name, lanes.value, lanes.value_serialized) == ("kLanes", 32, "32")
+    assert value_from_constexpr_vardecl(source, "kRate", "sm_90").value == 1.5
     assert value_from_constexpr_vardecl(source, "missing", "sm_90") is None
 
 

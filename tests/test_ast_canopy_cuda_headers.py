@@ -83,9 +83,7 @@ def test_cuda_fp8():
     assert names - FP8_LATER_STRUCTS == FP8_STRUCTS
     assert next(s for s in decls.structs if s.name == "__nv_fp8x4_e4m3").sizeof_ == 4
 
-    enums = {
-        e.name: dict(zip(e.enumerators, e.enumerator_values, strict=True)) for e in decls.enums
-    }
+    enums = {e.name: dict(zip(e.enumerators, e.enumerator_ints, strict=True)) for e in decls.enums}
     assert set(enums) == {"__nv_saturation_t", "__nv_fp8_interpretation_t"}
     assert enums["__nv_saturation_t"]["__NV_NOSAT"] == 0
     assert enums["__nv_saturation_t"]["__NV_SATFINITE"] == 1

@@ -1,6 +1,8 @@
 """ast_canopy: parse CUDA C++ headers into plain-data declarations (first stage of the pipeline).
 
-Importing this package is cheap: libclang is loaded only when a parse is requested.
+Importing this package is cheap: libclang is loaded only when a parse is requested. The names
+NVIDIA's ast_canopy documents are here too (``ast_canopy.decl``, ``ast_canopy.pylibastcanopy``,
+``INVALID_SIZE_OF``, ``__version__``); see docs/numbast_compat.md.
 """
 
 from __future__ import annotations
@@ -9,6 +11,9 @@ import importlib
 from typing import Any
 
 __all__ = [
+    "__version__",
+    "INVALID_ALIGN_OF",
+    "INVALID_SIZE_OF",
     "parse_declarations_from_source",
     "value_from_constexpr_vardecl",
     "ParseError",
@@ -21,22 +26,31 @@ __all__ = [
     "MethodKind",
     "Struct",
     "Field",
+    "BaseClass",
     "Enum",
     "Typedef",
     "ExecutionSpace",
     "Access",
     "TemplateParam",
     "TemplateParamKind",
+    "Template",
     "FunctionTemplate",
     "ClassTemplate",
     "ClassTemplateSpecialization",
+    "ClassTemplatePartialSpecialization",
+    "AliasTemplate",
     "ConstExprVar",
 ]
 
-# The model is plain data (no clang): import it eagerly.
+# The model is plain data (no clang): import it eagerly, with NVIDIA's module names.
+from ast_canopy import decl, pylibastcanopy  # noqa: E402, F401
+from ast_canopy.constants import INVALID_ALIGN_OF, INVALID_SIZE_OF  # noqa: E402
 from ast_canopy.model import (  # noqa: E402
     Access,
+    AliasTemplate,
+    BaseClass,
     ClassTemplate,
+    ClassTemplatePartialSpecialization,
     ClassTemplateSpecialization,
     ConstExprVar,
     Declarations,
@@ -48,6 +62,7 @@ from ast_canopy.model import (  # noqa: E402
     MethodKind,
     ParamVar,
     Struct,
+    Template,
     TemplateParam,
     TemplateParamKind,
     Type,
@@ -62,12 +77,25 @@ _LAZY = {
     "value_from_constexpr_vardecl": "ast_canopy.parser",
     "ParseError": "ast_canopy.errors",
 }
+_DISTRIBUTION = "numbast-import"
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(_DISTRIBUTION)
+    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+        return "0+unknown"
 
 
 def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'ast_canopy' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
+    if name == "__version__":
+        value: Any = _version()
+    else:
+        module_name = _LAZY.get(name)
+        if module_name is None:
+            raise AttributeError(f"module 'ast_canopy' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module_name), name)
     globals()[name] = value
     return value

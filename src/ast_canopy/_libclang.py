@@ -10,7 +10,17 @@ other cindex object.
 from __future__ import annotations
 
 import functools
-from ctypes import c_char_p, c_double, c_int, c_longlong, c_uint, c_ulonglong, c_void_p
+from ctypes import (
+    POINTER,
+    byref,
+    c_char_p,
+    c_double,
+    c_int,
+    c_longlong,
+    c_uint,
+    c_ulonglong,
+    c_void_p,
+)
 from dataclasses import dataclass
 
 from clang import cindex as ci
@@ -41,6 +51,16 @@ def lib() -> object:
         ("clang_EvalResult_getAsStr", [c_void_p], c_char_p),
         ("clang_EvalResult_dispose", [c_void_p], None),
         ("clang_getClangVersion", [], ci._CXString),
+        (
+            "clang_getSpellingLocation",
+            [
+                ci.SourceLocation,
+                POINTER(ci.c_object_p),
+                POINTER(c_uint),
+                POINTER(c_uint),
+                POINTER(c_uint),
+            ],
+        ),
     ]
     for item in extra:
         ci.register_function(handle, item, False)
@@ -58,6 +78,18 @@ def index() -> ci.Index:
     """One Index per process. ``excludeDecls=True`` makes the top-level cursor walk skip the
     declarations that come from the precompiled prelude, which are thousands we never keep."""
     return ci.Index.create(excludeDecls=True)
+
+
+def spelling_location(location: ci.SourceLocation) -> tuple[str, int] | None:
+    """(file name, byte offset) where the token at ``location`` is spelled: inside a macro's
+    definition when it comes from a macro expansion (cindex only gives expansion locations)."""
+    file, line, column, offset = ci.c_object_p(), c_uint(), c_uint(), c_uint()
+    lib().clang_getSpellingLocation(
+        location, byref(file), byref(line), byref(column), byref(offset)
+    )
+    if not file:
+        return None
+    return ci.File(file).name, offset.value
 
 
 def unqualified(t: ci.Type) -> ci.Type:

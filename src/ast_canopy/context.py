@@ -12,15 +12,18 @@ from ast_canopy.types import TypeFactory
 class Context:
     """Everything the cursor -> model functions need besides the cursor itself."""
 
-    def __init__(self, tu: ci.TranslationUnit, retained: frozenset[str]) -> None:
+    def __init__(
+        self, tu: ci.TranslationUnit, retained: frozenset[str], entry_point: str = ""
+    ) -> None:
         self.tu = tu
         self.retained = retained  # realpaths
-        self.types = TypeFactory()
+        self.entry_point = entry_point  # the header as the caller named it
         policy = ci.PrintingPolicy.create(tu.cursor)
         # Terse: no function bodies or class members in pretty-printed declarations, which we
         # read only for specifiers (constexpr, inline) and attribute names.
         policy.set_property(ci.PrintingPolicyProperty.TerseOutput, 1)
         self.policy = policy
+        self.types = TypeFactory(policy)
         # clang spells one file many ways (through symlinks, "/../lib/gcc/..."); realpath is the
         # identity, and it is a system call, so each spelling is resolved once.
         self._realpaths: dict[str, str] = {}
@@ -46,6 +49,18 @@ class Context:
         file = location.file
         return ("" if file is None else self.realpath(file.name)), location.line
 
+    def source(self, name: str) -> bytes:
+        """A file's bytes (b"" when unreadable), read once per parse."""
+        found = self._sources.get(name)
+        if found is None:
+            try:
+                with open(name, "rb") as handle:
+                    found = handle.read()
+            except OSError:
+                found = b""
+            self._sources[name] = found
+        return found
+
     def tokens_text(self, tokens: list[ci.Token]) -> str:
         """The source text a run of tokens spans, spacing and comments as written.
 
@@ -54,14 +69,7 @@ class Context:
         first, last = tokens[0].extent, tokens[-1].extent
         file = first.start.file
         if file is not None and last.end.file is not None and last.end.file.name == file.name:
-            source = self._sources.get(file.name)
-            if source is None:
-                try:
-                    with open(file.name, "rb") as handle:
-                        source = handle.read()
-                except OSError:
-                    source = b""
-                self._sources[file.name] = source
+            source = self.source(file.name)
             text = source[first.start.offset : last.end.offset].decode("utf-8", errors="replace")
             if text:
                 return text.strip()

@@ -11,16 +11,9 @@ import logging
 
 from clang import cindex as ci
 
-from ast_canopy import functions, records, templates, values
+from ast_canopy import functions, instances, records, templates, values
 from ast_canopy.context import Context
-from ast_canopy.model import (
-    ClassTemplate,
-    ClassTemplateSpecialization,
-    Declarations,
-    Enum_,
-    Typedef,
-)
-from ast_canopy.spelling import split_template_arguments
+from ast_canopy.model import Declarations, Enum_, Typedef
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +39,8 @@ class Extractor:
             _CK.CLASS_DECL: self._record,
             _CK.UNION_DECL: self._record,
             _CK.CLASS_TEMPLATE: self._class_template,
+            _CK.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION: self._partial_specialization,
+            _CK.TYPE_ALIAS_TEMPLATE_DECL: self._alias_template,
             _CK.ENUM_DECL: self._enum,
             _CK.TYPEDEF_DECL: self._typedef,
             _CK.TYPE_ALIAS_DECL: self._typedef,
@@ -54,6 +49,7 @@ class Extractor:
 
     def run(self) -> Declarations:
         self._walk(self.ctx.tu.cursor, "")
+        self.decls.class_template_specializations += instances.named_instances(self.ctx, self.decls)
         return self.decls
 
     def _walk(self, parent: ci.Cursor, scope: str) -> None:
@@ -71,8 +67,6 @@ class Extractor:
             handler = handlers.get(kind)
             if handler is not None:
                 handler(cursor, scope)
-            elif kind == _CK.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION:
-                logger.debug("skipping partial specialization %s%s", scope, cursor.displayname)
 
     def _first_declaration(self, cursor: ci.Cursor) -> bool:
         usr = cursor.get_usr()
@@ -94,9 +88,10 @@ class Extractor:
     def _record(self, cursor: ci.Cursor, scope: str) -> None:
         if not cursor.is_definition():
             return
-        primary = cursor.specialized_template
-        if primary is not None and primary.kind == _CK.CLASS_TEMPLATE:
-            self._specialization(cursor, primary, scope)
+        if cursor.specialized_template is not None:
+            self.decls.class_template_specializations.append(
+                instances.make_specialization(self.ctx, cursor, written=True)
+            )
             return
         name = records.record_name(cursor)
         if not name:
@@ -104,28 +99,20 @@ class Extractor:
             return
         self.decls.structs.append(records.make_struct(self.ctx, cursor, scope, name=name))
 
-    def _specialization(self, cursor: ci.Cursor, primary: ci.Cursor, scope: str) -> None:
-        display = cursor.displayname  # "Vec<float, 3>"
-        record = records.make_struct(
-            self.ctx, cursor, scope, name=cursor.spelling, qual_name=f"{scope}{display}"
-        )
-        self.decls.class_template_specializations.append(
-            ClassTemplateSpecialization(
-                record=record,
-                template_qual_name=qualified_name(primary),
-                template_arguments=split_template_arguments(display),
-            )
-        )
-
     def _class_template(self, cursor: ci.Cursor, scope: str) -> None:
-        if not cursor.is_definition():
-            return
-        params = templates.template_params(self.ctx, cursor)
-        tag = records.RECORD_KINDS.get(templates.record_kind_of_template(cursor), "struct")
-        record = records.make_struct(self.ctx, cursor, scope, name=cursor.spelling, tag=tag)
-        self.decls.class_templates.append(
-            ClassTemplate(params, record, templates.min_required_args(params))
-        )
+        if cursor.is_definition():
+            self.decls.class_templates.append(records.make_class_template(self.ctx, cursor, scope))
+
+    def _partial_specialization(self, cursor: ci.Cursor, scope: str) -> None:
+        if cursor.is_definition():
+            self.decls.class_template_partial_specializations.append(
+                records.make_partial_specialization(self.ctx, cursor, scope)
+            )
+
+    def _alias_template(self, cursor: ci.Cursor, scope: str) -> None:
+        alias = templates.make_alias_template(self.ctx, cursor, scope)
+        if alias is not None:
+            self.decls.alias_templates.append(alias)
 
     def _enum(self, cursor: ci.Cursor, scope: str) -> None:
         if not cursor.is_definition():
@@ -147,7 +134,8 @@ class Extractor:
                 qual_name=f"{scope}{name}",
                 underlying_type=self.ctx.types.make(cursor.enum_type),
                 enumerators=tuple(names),
-                enumerator_values=tuple(numbers),
+                enumerator_values=tuple(str(n) for n in numbers),
+                enumerator_ints=tuple(numbers),
                 is_scoped=cursor.is_scoped_enum(),
                 file=file,
                 line=line,
@@ -155,19 +143,14 @@ class Extractor:
         )
 
     def _typedef(self, cursor: ci.Cursor, scope: str) -> None:
-        name = cursor.spelling
-        underlying = cursor.underlying_typedef_type
-        qual_name = f"{scope}{name}"
-        # `typedef struct {...} name;` already gave the struct this name; the typedef would
-        # only alias it to itself.
-        if underlying.get_canonical().spelling == qual_name:
-            return
+        # `typedef struct {...} name;` is reported twice, as NVIDIA does: as the struct `name`
+        # (the name C++ gives it for linkage) and as a typedef of `name` to itself.
         file, line = self.ctx.position(cursor)
         self.decls.typedefs.append(
             Typedef(
-                name=name,
-                qual_name=qual_name,
-                underlying_type=self.ctx.types.make(underlying),
+                name=cursor.spelling,
+                qual_name=f"{scope}{cursor.spelling}",
+                underlying_type=self.ctx.types.make(cursor.underlying_typedef_type),
                 file=file,
                 line=line,
             )
@@ -179,17 +162,6 @@ class Extractor:
         var = values.make_constexpr_var(self.ctx, cursor, scope)
         if var is not None:
             self.decls.constexpr_vars.append(var)
-
-
-def qualified_name(cursor: ci.Cursor) -> str:
-    """Namespaces and classes around a declaration, from its semantic parents (slow path)."""
-    parts = [cursor.spelling]
-    parent = cursor.semantic_parent
-    while parent is not None and parent.kind != _CK.TRANSLATION_UNIT:
-        if parent.spelling and parent.kind != _CK.LINKAGE_SPEC:
-            parts.append(parent.spelling)
-        parent = parent.semantic_parent
-    return "::".join(reversed(parts))
 
 
 def extract(ctx: Context) -> Declarations:

@@ -6,13 +6,16 @@ parameter cursor libclang segfaults.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
 from clang import cindex as ci
 
+from ast_canopy import _libclang
 from ast_canopy.context import Context
 from ast_canopy.model import Access, ExecutionSpace, Function, Method, MethodKind, ParamVar
+from ast_canopy.operators import operator_spelling
 
 _CK = ci.CursorKind
 _ESK = ci.ExceptionSpecificationKind
@@ -25,12 +28,20 @@ _ACCESS = {
 # noexcept(expr) is reported as "computed" whatever expr says; noexcept(false) is rare enough in
 # device headers that counting it as noexcept is the better mistake.
 _NOEXCEPT = {_ESK.BASIC_NOEXCEPT, _ESK.COMPUTED_NOEXCEPT, _ESK.DYNAMIC_NONE}
-# __attribute__((name...)) and [[name...]] in clang's pretty-printed declaration.
-_GNU_ATTR_RE = re.compile(r"__attribute__\(\((\w+)")
-_STD_ATTR_RE = re.compile(r"\[\[(?:\w+::)?(\w+)")
+# An attribute's name where its cursor points: "noinline", "gnu::cold", "__noinline__".
+_ATTR_NAME_RE = re.compile(rb"(?:[A-Za-z_]\w*::)?([A-Za-z_]\w*)")
+_CUDA_ATTRS = {
+    _CK.CUDADEVICE_ATTR: "device",
+    _CK.CUDAHOST_ATTR: "host",
+    _CK.CUDAGLOBAL_ATTR: "global",
+}
 _ATTR_BLOCK_RE = re.compile(r"__attribute__\(\(.*?\)\)\s*|\[\[.*?\]\]\s*|__declspec\(.*?\)\s*")
-_ATTR_RENAME = {"always_inline": "forceinline"}
-_OPERATOR_PREFIX = "operator"
+_NON_IDENTIFIER = re.compile(r"\W")
+_TEMPLATE_PARAMETERS = {
+    _CK.TEMPLATE_TYPE_PARAMETER,
+    _CK.TEMPLATE_NON_TYPE_PARAMETER,
+    _CK.TEMPLATE_TEMPLATE_PARAMETER,
+}
 _ARRAYS = {
     ci.TypeKind.CONSTANTARRAY,
     ci.TypeKind.INCOMPLETEARRAY,
@@ -39,23 +50,13 @@ _ARRAYS = {
 }
 
 
-def operator_of(name: str) -> str | None:
-    """``"operator+"`` -> ``"+"``, ``"operator()"`` -> ``"()"``; None for other names."""
-    if not name.startswith(_OPERATOR_PREFIX) or len(name) == len(_OPERATOR_PREFIX):
-        return None
-    rest = name[len(_OPERATOR_PREFIX) :]
-    if rest[0].isalnum() or rest[0] == "_":  # an identifier such as operator_count
-        return None
-    return rest.strip()
-
-
 def exec_space_of(host: bool, device: bool, is_global: bool) -> ExecutionSpace:
     if is_global:
         return ExecutionSpace.GLOBAL
     if device:
         return ExecutionSpace.HOST_DEVICE if host else ExecutionSpace.DEVICE
-    # No attribute at all means __host__ in CUDA.
-    return ExecutionSpace.HOST
+    # No attribute at all is host code in CUDA; NVIDIA's model calls it "undefined".
+    return ExecutionSpace.HOST if host else ExecutionSpace.UNDEFINED
 
 
 def default_value_of(ctx: Context, param: ci.Cursor) -> str | None:
@@ -107,32 +108,70 @@ def _param(ctx: Context, cursor: ci.Cursor) -> ParamVar:
     return ParamVar(cursor.spelling, model_type, default_value_of(ctx, cursor))
 
 
-def _pretty_head(ctx: Context, cursor: ci.Cursor) -> tuple[str, tuple[str, ...], str]:
-    """(specifiers before the name, attribute names, pretty text) from clang's printer."""
+def _pretty_head(ctx: Context, cursor: ci.Cursor) -> tuple[str, str]:
+    """(specifiers before the name, pretty text) from clang's printer."""
     text = cursor.pretty_printed(ctx.policy)
-    attrs = tuple(
-        _ATTR_RENAME.get(a, a)
-        for a in _GNU_ATTR_RE.findall(text) + _STD_ATTR_RE.findall(text)
-        if a not in ("host", "device", "global")
+    return _ATTR_BLOCK_RE.sub("", text).split("(", 1)[0], text
+
+
+def attribute_name(ctx: Context, function: ci.Cursor, attr: ci.Cursor) -> str | None:
+    """The name an attribute is written with, read where clang says it is spelled (inside a
+    macro's definition for ``__forceinline__``), without scope or keyword underscores:
+    ``[[gnu::cold]]`` -> "cold", ``__noinline__`` -> "noinline".
+
+    libclang names only a few attribute kinds; the rest are UNEXPOSED_ATTR, and clang's
+    printer leaves them out of function templates, so the source is the one reliable witness.
+    An implicit attribute has no spelling of its own (None).
+    """
+    kind_name = _CUDA_ATTRS.get(attr.kind)
+    if kind_name is not None:
+        return kind_name
+    if attr.location == function.location:
+        return None
+    where = _libclang.spelling_location(attr.location)
+    if where is None:
+        return None
+    match = _ATTR_NAME_RE.match(ctx.source(where[0]), where[1])
+    if match is None:
+        return None
+    name = match.group(1).decode()
+    if name.startswith("__") and name.endswith("__") and len(name) > 4:
+        name = name[2:-2]
+    return name
+
+
+def dependent_mangled_name(cursor: ci.Cursor, qual_name: str) -> str:
+    """A deterministic stand-in for the symbol of a declaration whose signature is dependent.
+
+    Such a declaration has no symbol until instantiated (and clang's mangler must not be asked
+    for one). The stand-in is an identifier: the qualified name, a marker, and a digest of the
+    template parameter kinds and the function type, so that overloads differ.
+    """
+    parameters = ",".join(
+        child.kind.name + ("" if child.kind == _CK.TEMPLATE_TYPE_PARAMETER else child.type.spelling)
+        for child in cursor.get_children()
+        if child.kind in _TEMPLATE_PARAMETERS
     )
-    head = _ATTR_BLOCK_RE.sub("", text).split("(", 1)[0]
-    return head, attrs, text
+    signature = f"{qual_name}|{parameters}|{cursor.type.spelling}"
+    digest = hashlib.sha256(signature.encode()).hexdigest()[:16]
+    return f"{_NON_IDENTIFIER.sub('_', qual_name)}__dependent_signature__{digest}"
 
 
-def function_fields(ctx: Context, cursor: ci.Cursor, scope: str) -> dict[str, Any]:
-    """Keyword arguments shared by Function and Method."""
-    host = device = is_global = False
+def function_fields(
+    ctx: Context, cursor: ci.Cursor, scope: str, dependent: bool = False
+) -> dict[str, Any]:
+    """Keyword arguments shared by Function and Method; ``dependent`` for members of templates."""
     param_cursors: list[ci.Cursor] = []
+    attributes: set[str] = set()
     for child in cursor.get_children():
         child_kind = child.kind
         if child_kind == _CK.PARM_DECL:
             param_cursors.append(child)
-        elif child_kind == _CK.CUDADEVICE_ATTR:
-            device = True
-        elif child_kind == _CK.CUDAHOST_ATTR:
-            host = True
-        elif child_kind == _CK.CUDAGLOBAL_ATTR:
-            is_global = True
+        elif child_kind.is_attribute():
+            name = attribute_name(ctx, cursor, child)
+            if name is not None:
+                attributes.add(name)
+    host, device, is_global = ("host" in attributes, "device" in attributes, "global" in attributes)
     function_type = cursor.type
     if function_type.kind == ci.TypeKind.FUNCTIONPROTO:
         # Parameters of a function type written in the return type (`int (*f())(int)`) are
@@ -140,32 +179,30 @@ def function_fields(ctx: Context, cursor: ci.Cursor, scope: str) -> dict[str, An
         count = len(function_type.argument_types())
         param_cursors = param_cursors[len(param_cursors) - count :] if count else []
     params = tuple(_param(ctx, child) for child in param_cursors)
-    head, pretty_attrs, text = _pretty_head(ctx, cursor)
-    cuda_attrs = tuple(
-        name
-        for name, present in (("global", is_global), ("host", host), ("device", device))
-        if present
-    )
+    head, text = _pretty_head(ctx, cursor)
     name = cursor.spelling
+    qual_name = f"{scope}{name}"
     file, line = ctx.position(cursor)
     is_template = cursor.kind == _CK.FUNCTION_TEMPLATE
     kind = effective_kind(cursor) if is_template else cursor.kind
     return {
         "name": name,
-        "qual_name": f"{scope}{name}",
+        "qual_name": qual_name,
         "return_type": ctx.types.make(cursor.result_type),
         "params": params,
         "exec_space": exec_space_of(host, device, is_global),
-        # A template has no symbol until instantiated.
-        "mangled_name": "" if is_template else cursor.mangled_name,
+        "mangled_name": dependent_mangled_name(cursor, qual_name)
+        if is_template or dependent
+        else cursor.mangled_name,
         "is_constexpr": bool(re.search(r"\b(constexpr|consteval)\b", head)),
         "is_noexcept": cursor.exception_specification_kind in _NOEXCEPT,
         "is_inline": cursor.is_function_inlined() or bool(re.search(r"\binline\b", head)),
         "is_deleted": text.rstrip().endswith("= delete"),
         "is_variadic": function_type.kind == ci.TypeKind.FUNCTIONPROTO
         and function_type.is_function_variadic(),
-        "operator": None if kind == _CK.CONVERSION_FUNCTION else operator_of(name),
-        "attributes": cuda_attrs + pretty_attrs,
+        "operator": None if kind == _CK.CONVERSION_FUNCTION else operator_spelling(name),
+        "attributes": frozenset(attributes),
+        "parse_entry_point": ctx.entry_point,
         "file": file,
         "line": line,
     }
@@ -212,8 +249,11 @@ def access_of(cursor: ci.Cursor) -> Access:
     return _ACCESS.get(cursor.access_specifier, Access.PUBLIC)
 
 
-def make_method(ctx: Context, cursor: ci.Cursor, parent_qual_name: str) -> Method:
-    fields = function_fields(ctx, cursor, f"{parent_qual_name}::")
+def make_method(
+    ctx: Context, cursor: ci.Cursor, parent_qual_name: str, dependent: bool = False
+) -> Method:
+    """A member function; ``dependent`` when the class is a template (or inside one)."""
+    fields = function_fields(ctx, cursor, f"{parent_qual_name}::", dependent)
     if effective_kind(cursor) in (_CK.CONSTRUCTOR, _CK.DESTRUCTOR) and "<" in fields["name"]:
         # Inside a class template clang spells them after the template-id ("Vec<T, N>");
         # C++ names them after the class.

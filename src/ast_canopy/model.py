@@ -10,22 +10,19 @@ strings itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 
-
-class TypeKind(str, Enum):
-    """The kind of a type after resolving typedefs (its canonical type)."""
-
-    BUILTIN = "builtin"  # bool, char, int..., float, double, void
-    POINTER = "pointer"
-    LVALUE_REFERENCE = "lvalue_reference"
-    RVALUE_REFERENCE = "rvalue_reference"
-    ARRAY = "array"  # constant-size array; extents in Type.array_extents
-    RECORD = "record"  # struct / class / union (incl. template specializations)
-    ENUM = "enum"
-    DEPENDENT = "dependent"  # depends on a template parameter
-    FUNCTION = "function"  # function type (pointee of a function pointer)
-    OTHER = "other"  # anything the generator does not bind (vector extension types, ...)
+from ast_canopy.kinds import Access, ExecutionSpace, MethodKind, TemplateParamKind, TypeKind
+from ast_canopy.model_templates import (
+    AliasTemplate,
+    ClassTemplate,
+    ClassTemplatePartialSpecialization,
+    ClassTemplateSpecialization,
+    FunctionTemplate,
+    Template,
+    TemplateParam,
+)
+from ast_canopy.operators import OperatorQueries
+from ast_canopy.spelling import drop_tag_keywords
 
 
 @dataclass(frozen=True)
@@ -38,13 +35,18 @@ class Type:
 
     name: str  # spelling as written, e.g. "const __half &"
     canonical_name: str  # spelling with typedefs resolved, e.g. "const __half &"
-    unqualified_non_ref_type_name: str  # name with cv-qualifiers and reference removed
+    # The written type without reference and cv-qualifiers, at every pointer level (NVIDIA's
+    # definition): "const int *const &" -> "int *", "int **" -> "int * *".
+    unqualified_non_ref_type_name: str
     kind: TypeKind
     is_const: bool = False
     pointee: Type | None = None
     array_extents: tuple[int, ...] = ()
     sizeof_: int | None = None  # bytes; None when incomplete or dependent
     alignof_: int | None = None
+    # The written type with every name qualified by its namespaces and classes, typedef and
+    # template parameter names kept: "const ns::Arr<T, 4> &". What generated C++ should spell.
+    fully_qualified_name: str = ""
 
     @property
     def is_pointer(self) -> bool:
@@ -78,23 +80,6 @@ class Type:
         return self.pointee if self.is_reference and self.pointee is not None else self
 
 
-class ExecutionSpace(str, Enum):
-    HOST = "host"
-    DEVICE = "device"
-    HOST_DEVICE = "host_device"
-    GLOBAL = "global"
-
-    @property
-    def is_device_callable(self) -> bool:
-        return self in (ExecutionSpace.DEVICE, ExecutionSpace.HOST_DEVICE)
-
-
-class Access(str, Enum):
-    PUBLIC = "public"
-    PROTECTED = "protected"
-    PRIVATE = "private"
-
-
 @dataclass(frozen=True)
 class ParamVar:
     name: str  # "" for an unnamed parameter
@@ -103,7 +88,7 @@ class ParamVar:
 
 
 @dataclass(frozen=True)
-class Function:
+class Function(OperatorQueries):
     """A free function, or (through Method) a member function."""
 
     name: str  # e.g. "hsqrt", "operator+"
@@ -111,6 +96,8 @@ class Function:
     return_type: Type
     params: tuple[ParamVar, ...]
     exec_space: ExecutionSpace
+    # The Itanium symbol; for a template or a member of a class template, whose signature is
+    # dependent, a deterministic stand-in: "<qual_name>__dependent_signature__<hash>".
     mangled_name: str = ""
     is_constexpr: bool = False
     is_noexcept: bool = False
@@ -119,34 +106,19 @@ class Function:
     is_variadic: bool = False
     # For "operator+" this is "+"; "operator()" -> "()"; conversions are Method kinds instead.
     operator: str | None = None
-    attributes: tuple[str, ...] = ()  # e.g. ("device", "host", "forceinline", "deprecated")
+    # Attribute names as clang spells them, CUDA's included: {"device", "always_inline", ...}.
+    attributes: frozenset[str] = frozenset()
     file: str = ""  # realpath of the declaring file
     line: int = 0
+    parse_entry_point: str = ""  # the header given to parse_declarations_from_source
 
     @property
     def is_operator(self) -> bool:
         return self.operator is not None
 
-    # NVIDIA ast_canopy spelling.
-    def is_overloaded_operator(self) -> bool:
-        return self.is_operator
-
-
-class MethodKind(str, Enum):
-    DEFAULT_CONSTRUCTOR = "default_constructor"
-    COPY_CONSTRUCTOR = "copy_constructor"
-    MOVE_CONSTRUCTOR = "move_constructor"
-    CONVERTING_CONSTRUCTOR = "converting_constructor"  # one argument, not copy/move
-    OTHER_CONSTRUCTOR = "other_constructor"
-    DESTRUCTOR = "destructor"
-    CONVERSION_FUNCTION = "conversion_function"  # operator T()
-    MEMBER_OPERATOR = "member_operator"  # operator+ etc. declared in the class
-    METHOD = "method"
-    STATIC_METHOD = "static_method"
-
     @property
-    def is_constructor(self) -> bool:
-        return self.name.endswith("_CONSTRUCTOR")
+    def param_types(self) -> list[Type]:
+        return [p.type_ for p in self.params]
 
 
 @dataclass(frozen=True)
@@ -158,6 +130,17 @@ class Method(Function):
     is_defaulted: bool = False
     is_virtual: bool = False
     parent_qual_name: str = ""  # the class it belongs to
+
+    _IMPLICIT_OPERANDS = 1  # the object itself
+
+    @property
+    def is_move_constructor(self) -> bool:
+        return self.kind is MethodKind.MOVE_CONSTRUCTOR
+
+    @property
+    def decl_name(self) -> str:
+        """The name without template arguments (constructors are already named so here)."""
+        return self.name.split("<", 1)[0].rstrip()
 
 
 @dataclass(frozen=True)
@@ -171,44 +154,21 @@ class Field:
 
 @dataclass(frozen=True)
 class BaseClass:
-    qual_name: str
+    qual_name: str  # canonical spelling, e.g. "ns::CRTPBase<ns::Vec3<float>>"
     access: Access = Access.PUBLIC
     is_virtual: bool = False
-
-
-class TemplateParamKind(str, Enum):
-    TYPE = "type"
-    NON_TYPE = "non_type"
-    TEMPLATE = "template"
-
-
-@dataclass(frozen=True)
-class TemplateParam:
-    name: str
-    kind: TemplateParamKind
-    type_: Type | None = None  # the parameter's type for non-type parameters
-    default: str | None = None  # source text of the default argument
-    is_pack: bool = False
-
-
-@dataclass(frozen=True)
-class FunctionTemplate:
-    template_parameters: tuple[TemplateParam, ...]
-    function: Function  # the templated declaration; its types may be DEPENDENT
-    num_min_required_args: int = 0
-
-    @property
-    def name(self) -> str:
-        return self.function.name
-
-    @property
-    def qual_name(self) -> str:
-        return self.function.qual_name
+    type_: Type | None = None
 
 
 @dataclass(frozen=True)
 class Struct:
-    """A struct, class or union definition."""
+    """A struct, class or union definition.
+
+    Like NVIDIA's, ``methods``, ``templated_methods``, ``nested_records`` and
+    ``nested_class_templates`` hold public members only; every field is listed (the layout
+    needs them all) with its ``access``. Protected and private methods are in
+    ``non_public_methods``.
+    """
 
     name: str
     qual_name: str
@@ -223,55 +183,54 @@ class Struct:
     is_abstract: bool = False
     file: str = ""
     line: int = 0
+    nested_class_templates: tuple[ClassTemplate, ...] = ()
+    non_public_methods: tuple[Method, ...] = ()
+    parse_entry_point: str = ""
 
     def constructors(self) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.kind.is_constructor)
 
+    # NVIDIA's queries.
+    def public_fields(self) -> list[Field]:
+        return [f for f in self.fields if f.access is Access.PUBLIC]
 
-@dataclass(frozen=True)
-class ClassTemplate:
-    template_parameters: tuple[TemplateParam, ...]
-    record: Struct  # the templated definition; sizes are None, types may be DEPENDENT
-    num_min_required_args: int = 0
+    def overloaded_operators(self) -> list[Method]:
+        return [m for m in self.methods if m.is_overloaded_operator()]
 
-    @property
-    def name(self) -> str:
-        return self.record.name
+    def conversion_operators(self) -> list[Method]:
+        return [m for m in self.methods if m.is_conversion_operator()]
 
-    @property
-    def qual_name(self) -> str:
-        return self.record.qual_name
+    def regular_member_functions(self) -> list[Method]:
+        """Methods that are neither constructors, overloaded operators nor conversions."""
+        return [
+            m
+            for m in self.methods
+            if not m.kind.is_constructor
+            and not m.is_overloaded_operator()
+            and not m.is_conversion_operator()
+        ]
 
-
-@dataclass(frozen=True)
-class ClassTemplateSpecialization:
-    """An explicit (full) specialization written in the header, with its concrete layout."""
-
-    record: Struct  # name is the template's name; qual_name includes the arguments
-    template_qual_name: str  # the primary template, e.g. "ns::Vec"
-    template_arguments: tuple[str, ...]  # spelled as written, e.g. ("float", "3")
-
-    @property
-    def name(self) -> str:
-        return self.record.name
-
-    @property
-    def qual_name(self) -> str:
-        return self.record.qual_name
+    def templated_member_functions(self) -> list[FunctionTemplate]:
+        return list(self.templated_methods)
 
 
 @dataclass(frozen=True)
 class Enum_:
-    """An enumeration. Exported as ``Enum`` from ast_canopy (``Enum_`` avoids enum.Enum)."""
+    """An enumeration. Exported as ``Enum`` from ast_canopy (``Enum_`` avoids enum.Enum).
+
+    ``enumerator_values`` are the values as decimal text, as NVIDIA's model has them ("-1",
+    "255"); ``enumerator_ints`` the same values as Python ints.
+    """
 
     name: str
     qual_name: str
     underlying_type: Type
     enumerators: tuple[str, ...]
-    enumerator_values: tuple[int, ...]
+    enumerator_values: tuple[str, ...]
     is_scoped: bool = False
     file: str = ""
     line: int = 0
+    enumerator_ints: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -286,15 +245,25 @@ class Typedef:
 
     @property
     def underlying_name(self) -> str:
-        return self.underlying_type.name
+        """The aliased type as written, without a ``struct``/``enum`` keyword."""
+        return drop_tag_keywords(self.underlying_type.name)
 
 
 @dataclass(frozen=True)
 class ConstExprVar:
+    """A constexpr variable and its value, from clang's constant evaluator.
+
+    ``value`` is typed (int, float, bool or str); ``value_serialized`` is the same value as C++
+    literal text ("42", "3.14", "true", "INFINITY", a quoted string). A float holds the
+    shortest text that reads back as the same single-precision value, so ``constexpr float x =
+    3.14`` has value 3.14.
+    """
+
     name: str
     qual_name: str
     type_: Type
-    value: str  # the evaluated value as C++ literal text, e.g. "3", "1.5", "true"
+    value_serialized: str
+    value: bool | int | float | str
     file: str = ""
     line: int = 0
 
@@ -307,9 +276,42 @@ class Declarations:
     functions: list[Function] = field(default_factory=list)
     function_templates: list[FunctionTemplate] = field(default_factory=list)
     class_templates: list[ClassTemplate] = field(default_factory=list)
+    # Explicit specializations written in retained files, then implicit ones clang made for
+    # what the reported declarations name (is_explicit tells them apart).
     class_template_specializations: list[ClassTemplateSpecialization] = field(default_factory=list)
     typedefs: list[Typedef] = field(default_factory=list)
     enums: list[Enum_] = field(default_factory=list)
     constexpr_vars: list[ConstExprVar] = field(default_factory=list)
     # Every file clang read for this parse (realpaths), for cache keys.
     included_files: list[str] = field(default_factory=list)
+    class_template_partial_specializations: list[ClassTemplatePartialSpecialization] = field(
+        default_factory=list
+    )
+    alias_templates: list[AliasTemplate] = field(default_factory=list)
+
+
+__all__ = [
+    "Access",
+    "AliasTemplate",
+    "BaseClass",
+    "ClassTemplate",
+    "ClassTemplatePartialSpecialization",
+    "ClassTemplateSpecialization",
+    "ConstExprVar",
+    "Declarations",
+    "Enum_",
+    "ExecutionSpace",
+    "Field",
+    "Function",
+    "FunctionTemplate",
+    "Method",
+    "MethodKind",
+    "ParamVar",
+    "Struct",
+    "Template",
+    "TemplateParam",
+    "TemplateParamKind",
+    "Type",
+    "TypeKind",
+    "Typedef",
+]

@@ -13,6 +13,7 @@ import logging
 import os
 import tempfile
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -63,12 +64,12 @@ def _unsupported_arch(errors: list[ci.Diagnostic], arch: str) -> ValueError | No
 
 
 def _parse(
-    source: str, args: list[str], retained: frozenset[str]
+    source: str, args: list[str], retained: frozenset[str], use_prelude: bool = True
 ) -> tuple[ci.TranslationUnit, list[str]]:
     """Parse, with the precompiled prelude when possible; returns the TU and the files the
     prelude read (which the TU itself does not list)."""
     index = _libclang.index()
-    pre = prelude.prelude_for(args)
+    pre = prelude.prelude_for(args) if use_prelude else None
     in_prelude = set(pre.included_files) if pre is not None else set()
     if os.path.realpath(source) in in_prelude or not retained.isdisjoint(in_prelude):
         # The header (or a retained one) is part of the prelude, e.g. vector_types.h: its
@@ -128,31 +129,49 @@ def _check_dirs(kind: str, dirs: Sequence[str] | None) -> list[str]:
     return checked
 
 
+def _warn_clang_binary(clang_binary: str | None) -> None:
+    if clang_binary is not None:
+        warnings.warn(
+            f"clang_binary={clang_binary!r} is ignored: ast_canopy parses with the libclang of "
+            "the libclang-ng wheel (no clang++ executable is run)",
+            stacklevel=3,
+        )
+
+
 def parse_declarations_from_source(
     source_file_path: str | os.PathLike[str],
     files_to_retain: Sequence[str | os.PathLike[str]],
     compute_capability: str | int,
-    cccl_root: str | None = None,
     cudatoolkit_include_dirs: Sequence[str] | None = None,
-    cxx_standard: str = "c++17",
+    cxx_standard: str = "gnu++17",
     additional_includes: Sequence[str] | None = None,
     defines: Sequence[str] | None = None,
     verbose: bool = False,
     bypass_parse_error: bool = False,
+    cuda_header_mode: bool = False,
+    clang_binary: str | None = None,
+    *,
+    cccl_root: str | None = None,
 ) -> Declarations:
     """Parse a CUDA C++ header and return the declarations written in ``files_to_retain``.
 
-    ``compute_capability`` is an arch such as ``"sm_90"`` (``"90"`` and ``"9.0"`` work too).
-    ``cccl_root`` overrides the CCCL headers; ``cudatoolkit_include_dirs`` overrides where the
-    CUDA headers are (the first directory holding ``cuda_runtime.h`` becomes the toolkit, the
-    others are searched as system headers). ``defines`` are ``NAME`` or ``NAME=VALUE``.
-    ``verbose`` logs the clang command line and every diagnostic at INFO level.
+    The positional parameters are NVIDIA ast_canopy's, in its order. ``compute_capability`` is
+    an arch such as ``"sm_90"`` (``"90"`` and ``"9.0"`` work too). ``cudatoolkit_include_dirs``
+    overrides where the CUDA headers are (the first directory holding ``cuda_runtime.h`` becomes
+    the toolkit, the others are searched as system headers). ``defines`` are ``NAME`` or
+    ``NAME=VALUE``. ``verbose`` logs the clang command line and every diagnostic at INFO level.
+    ``cuda_header_mode`` parses a header of the CUDA toolkit itself (a vendored ``cuda.h``) as
+    plain C++, without clang's CUDA wrapper, so its declarations are read from this copy and
+    not from the toolkit's. ``clang_binary`` is accepted and ignored (with a warning): parsing
+    needs no clang executable here. Keyword-only: ``cccl_root`` overrides the CCCL headers.
 
     Raises FileNotFoundError for a missing header or include directory, ValueError for an
     unknown arch or C++ standard, and ParseError listing every clang error unless
     ``bypass_parse_error`` is set (then whatever clang could read is returned).
     """
-    source = os.fspath(source_file_path)
+    _warn_clang_binary(clang_binary)
+    entry_point = os.fspath(source_file_path)
+    source = entry_point
     if not os.path.isfile(source):
         raise FileNotFoundError(f"header not found: {source}")
     source = os.path.abspath(source)
@@ -162,12 +181,18 @@ def parse_declarations_from_source(
     includes = _check_dirs("additional_includes", additional_includes)
     toolkit_dirs = _check_dirs("cudatoolkit_include_dirs", cudatoolkit_include_dirs)
     tk = toolchain.clang_toolkit(toolkit_dirs or None, cccl_root)
+    if cuda_header_mode:
+        # The header's own directory first, so that its includes of sibling toolkit headers
+        # resolve to the copies beside it.
+        includes = [os.path.dirname(source), *includes]
     args = flags.clang_args(arch, tk, cxx_standard, includes, list(defines or ()))
+    if cuda_header_mode:
+        args.append("-nocudainc")
     log = logger.info if verbose else logger.debug
     log("parsing %s: clang %s", source, " ".join(args))
 
     started = time.perf_counter()
-    tu, prelude_files = _parse(source, args, retained)
+    tu, prelude_files = _parse(source, args, retained, use_prelude=not cuda_header_mode)
     parsed = time.perf_counter()
     for diagnostic in tu.diagnostics:
         log("%s", format_diagnostic(diagnostic))
@@ -184,7 +209,7 @@ def parse_declarations_from_source(
             len(errors),
         )
 
-    decls = extract(Context(tu, retained))
+    decls = extract(Context(tu, retained, entry_point))
     decls.included_files = _included_files(source, tu, prelude_files)
     log(
         "parsed %s in %.3f s, extracted in %.3f s",
@@ -199,15 +224,18 @@ def value_from_constexpr_vardecl(
     source: str,
     vardecl_name: str,
     compute_capability: str | int,
-    cxx_standard: str = "c++17",
+    cxx_standard: str = "gnu++17",
     verbose: bool = False,
+    clang_binary: str | None = None,
 ) -> ConstExprVar | None:
     """Evaluate the constexpr variable ``vardecl_name`` declared in the C++ text ``source``.
 
     ``vardecl_name`` may be qualified (``ns::kValue``). Returns None when no such constexpr
     variable exists or clang cannot fold its value to a literal. Raises ParseError if the
-    source does not parse.
+    source does not parse. ``clang_binary`` is accepted and ignored, as for
+    parse_declarations_from_source.
     """
+    _warn_clang_binary(clang_binary)
     with tempfile.TemporaryDirectory(prefix="ast_canopy-constexpr-") as scratch:
         path = Path(scratch) / "source.cuh"
         path.write_text(source)

@@ -5,6 +5,16 @@ Kept free of libclang so the binding layer can use it on a warm path.
 
 from __future__ import annotations
 
+import re
+
+# An elaborated type specifier ("struct A") names the same type as "A"; spellings meant for
+# lookups and for generated C++ drop the keyword.
+_TAG_KEYWORD = re.compile(r"\b(?:struct|class|union|enum)\s+")
+
+
+def drop_tag_keywords(spelling: str) -> str:
+    return _TAG_KEYWORD.sub("", spelling)
+
 
 def split_template_arguments(display_name: str) -> tuple[str, ...]:
     """``"Vec<float, 3>"`` -> ``("float", "3")``, splitting at top-level commas only."""

@@ -1,4 +1,4 @@
-"""Template parameters, function templates, and the template half of class templates."""
+"""Template parameters, function templates, alias templates, and what names a class template."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from clang import cindex as ci
 
 from ast_canopy import functions
 from ast_canopy.context import Context
-from ast_canopy.model import FunctionTemplate, TemplateParam, TemplateParamKind
+from ast_canopy.model import AliasTemplate, FunctionTemplate, TemplateParam, TemplateParamKind
 
 _CK = ci.CursorKind
 
@@ -45,7 +45,7 @@ def template_param(ctx: Context, cursor: ci.Cursor) -> TemplateParam:
     return TemplateParam(
         name=cursor.spelling,
         kind=kind,
-        type_=ctx.types.make(cursor.type) if kind is TemplateParamKind.NON_TYPE else None,
+        type_=None if kind is TemplateParamKind.TEMPLATE else ctx.types.make(cursor.type),
         default=default,
         is_pack="..." in head,
     )
@@ -78,3 +78,40 @@ def make_function_template(
 def record_kind_of_template(cursor: ci.Cursor) -> ci.CursorKind:
     """STRUCT_DECL, CLASS_DECL or UNION_DECL for a class template cursor."""
     return ci.CursorKind.from_id(ci.conf.lib.clang_getTemplateCursorKind(cursor))
+
+
+def primary_template(cursor: ci.Cursor) -> ci.Cursor | None:
+    """The primary class template a specialization (or partial specialization) specializes."""
+    template = cursor.specialized_template
+    # An instance of a partial specialization names the partial specialization first.
+    while template is not None and template.kind == _CK.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION:
+        template = template.specialized_template
+    return template
+
+
+def qualified_name(cursor: ci.Cursor) -> str:
+    """Namespaces and classes around a declaration, from its semantic parents (slow path)."""
+    parts = [cursor.spelling]
+    parent = cursor.semantic_parent
+    while parent is not None and parent.kind != _CK.TRANSLATION_UNIT:
+        if parent.spelling and parent.kind != _CK.LINKAGE_SPEC:
+            parts.append(parent.spelling)
+        parent = parent.semantic_parent
+    return "::".join(reversed(parts))
+
+
+def make_alias_template(ctx: Context, cursor: ci.Cursor, scope: str) -> AliasTemplate | None:
+    alias = next((c for c in cursor.get_children() if c.kind == _CK.TYPE_ALIAS_DECL), None)
+    if alias is None:
+        return None
+    params = template_params(ctx, cursor)
+    file, line = ctx.position(cursor)
+    return AliasTemplate(
+        name=cursor.spelling,
+        qual_name=f"{scope}{cursor.spelling}",
+        template_parameters=params,
+        underlying_type=ctx.types.make(alias.underlying_typedef_type),
+        num_min_required_args=min_required_args(params),
+        file=file,
+        line=line,
+    )

@@ -6,6 +6,7 @@ from clang import cindex as ci
 
 from ast_canopy import _libclang
 from ast_canopy.model import Type, TypeKind
+from ast_canopy.spelling import drop_tag_keywords
 
 _K = ci.TypeKind
 
@@ -43,20 +44,28 @@ def _layout(value: int) -> int | None:
 class TypeFactory:
     """Turns clang types into model types, memoized per translation unit.
 
-    The model type is a function of the written spelling and the canonical spelling (a header
-    uses a few dozen distinct types thousands of times), so that pair is the memo key.
+    The model type is a function of the written, the canonical and the fully qualified
+    spelling (a header uses a few dozen distinct types thousands of times): they are the memo key.
     """
 
-    def __init__(self, pointer_size: int = 8) -> None:
-        self._memo: dict[tuple[str, str], Type] = {}
+    def __init__(self, policy: ci.PrintingPolicy, pointer_size: int = 8) -> None:
+        self._memo: dict[tuple[str, str, str], Type] = {}
+        self.policy = policy  # for fully qualified spellings
         self.pointer_size = pointer_size  # bytes; nvptx64 pointers are 8
+        # Class template specializations among the record types made so far, by canonical
+        # spelling without cv-qualifiers: the extractor reports those that reported
+        # declarations name.
+        self.specializations: dict[str, ci.Cursor] = {}
 
     def make(self, t: ci.Type) -> Type:
         canonical = t.get_canonical()
-        key = (t.spelling, canonical.spelling)
+        # The same spelling can name different types in different scopes (a typedef `real` in
+        # two namespaces): the fully qualified spelling tells them apart.
+        qualified = t.get_fully_qualified_name(self.policy)
+        key = (t.spelling, canonical.spelling, qualified)
         found = self._memo.get(key)
         if found is None:
-            found = self._memo[key] = self._build(t, canonical)
+            found = self._memo[key] = self._build(t, canonical, qualified)
         return found
 
     def decayed_array(self, t: ci.Type) -> Type:
@@ -79,14 +88,15 @@ class TypeFactory:
         return Type(
             name=name,
             canonical_name=pointer_to(element.canonical_name),
-            unqualified_non_ref_type_name=name,
+            unqualified_non_ref_type_name=f"{element.unqualified_non_ref_type_name} *",
             kind=TypeKind.POINTER,
             pointee=element,
             sizeof_=self.pointer_size,
             alignof_=self.pointer_size,
+            fully_qualified_name=pointer_to(element.fully_qualified_name),
         )
 
-    def _build(self, t: ci.Type, canonical: ci.Type) -> Type:
+    def _build(self, t: ci.Type, canonical: ci.Type, qualified: str) -> Type:
         ckind = canonical.kind
         size = t.get_size()
         kind = _STRUCTURAL.get(ckind)
@@ -97,8 +107,11 @@ class TypeFactory:
                 kind = TypeKind.DEPENDENT
             else:
                 kind = TypeKind.OTHER
-        elif kind is TypeKind.RECORD and size == _LAYOUT_DEPENDENT:
-            kind = TypeKind.DEPENDENT
+        elif kind is TypeKind.RECORD:
+            if size == _LAYOUT_DEPENDENT:
+                kind = TypeKind.DEPENDENT
+            else:
+                self._note_specialization(canonical)
 
         pointee: Type | None = None
         extents: tuple[int, ...] = ()
@@ -113,11 +126,16 @@ class TypeFactory:
             element, extents = self._array(t if t.kind in _ARRAYS else canonical)
             pointee = self.make(element)
 
-        non_ref = _libclang.non_reference(t)
+        if kind in (TypeKind.LVALUE_REFERENCE, TypeKind.RVALUE_REFERENCE) and pointee:
+            bare = pointee.unqualified_non_ref_type_name
+        elif kind is TypeKind.POINTER and pointee is not None:
+            bare = f"{pointee.unqualified_non_ref_type_name} *"
+        else:
+            bare = drop_tag_keywords(_libclang.unqualified(t).spelling)
         return Type(
             name=t.spelling,
             canonical_name=canonical.spelling,
-            unqualified_non_ref_type_name=_libclang.unqualified(non_ref).spelling,
+            unqualified_non_ref_type_name=bare,
             kind=kind,
             is_const=t.is_const_qualified(),
             pointee=pointee,
@@ -125,7 +143,14 @@ class TypeFactory:
             # GNU C gives function types a size of 1; no C++ code can use it.
             sizeof_=None if kind is TypeKind.FUNCTION else _layout(size),
             alignof_=None if kind is TypeKind.FUNCTION else _layout(t.get_align()),
+            fully_qualified_name=drop_tag_keywords(qualified),
         )
+
+    def _note_specialization(self, canonical: ci.Type) -> None:
+        declaration = canonical.get_declaration()
+        if declaration.specialized_template is not None:
+            # Keyed by the record's own spelling: "const Vec<float, 2>" is Vec<float, 2>.
+            self.specializations.setdefault(declaration.type.get_canonical().spelling, declaration)
 
     @staticmethod
     def _array(array: ci.Type) -> tuple[ci.Type, tuple[int, ...]]:

@@ -283,7 +283,9 @@ def bind_cxx_class_template(
         shim_writer, templ_decl, parent_type, data_model, options or InstantiationOptions(), name
     )
     for spec in specializations:
-        if normalize_cxx_name(spec.template_qual_name) == normalize_cxx_name(templ_decl.qual_name):
+        if spec.is_explicit and normalize_cxx_name(spec.template_qual_name) == normalize_cxx_name(
+            templ_decl.qual_name
+        ):
             binder.add_specialization(spec)
     return ClassTemplateStub(binder, name)
 

@@ -3,6 +3,8 @@
 
 constexpr int kAnswer = 42;
 constexpr float kHalf = 0.5f;
+constexpr float kPi = 3.14;  // a double literal, stored as the float nearest 3.14
+constexpr float kThird = 1.0f / 3.0f;
 constexpr double kScale = 1.0 / 4.0;
 constexpr bool kEnabled = true;
 constexpr unsigned long long kBig = 1ULL << 40;
