@@ -296,7 +296,7 @@ def plan_enum(
         raise BindingError(f"underlying type {underlying} is not integral")
     members = tuple(
         (python_member_name(remove_prefix(name, prefixes)), value)
-        for name, value in zip(enum_decl.enumerators, enum_decl.enumerator_values, strict=True)
+        for name, value in zip(enum_decl.enumerators, enum_decl.enumerator_ints, strict=True)
     )
     row = EnumRow(python_name or enum_decl.name, enum_decl.qual_name, members, enum_decl.is_scoped)
     return row, underlying
