@@ -59,20 +59,26 @@ class BaseInstantiation:
                 f"its parameters are: {', '.join(known) or '(none)'}"
             )
 
+    def _spelled_through(self) -> int:
+        """Index of the last parameter the template-id spells: the last one given (the rest
+        may be deduced or defaulted)."""
+        given = self.instantiated_args
+        return max(
+            (i for i, p in enumerate(self.template_parameters) if p.name in given), default=-1
+        )
+
     @property
     def param_list(self) -> list[Any]:
-        """The arguments in parameter order, up to the last one given; a parameter skipped
-        before it takes its default."""
+        """The arguments in parameter order, up to the last one spelled; a parameter skipped
+        on the way takes its default (an empty pack takes nothing)."""
         given = self.instantiated_args
-        params = self.template_parameters
-        last = max((i for i, p in enumerate(params) if p.name in given), default=-1)
         arguments = []
-        for param in params[: last + 1]:
+        for param in self.template_parameters[: self._spelled_through() + 1]:
             if param.name in given:
                 arguments.append(given[param.name])
             elif param.default is not None:
                 arguments.append(param.default)
-            else:
+            elif not param.is_pack:
                 raise ValueError(
                     f"{self.qual_name}: template parameter {param.name} has no argument and no "
                     "default; give it by name"
@@ -140,6 +146,18 @@ class ClassInstantiation(BaseInstantiation):
     def __init__(self, class_template: ClassTemplate) -> None:
         super().__init__(class_template)
         self.record: Struct = class_template.record
+
+    def _spelled_through(self) -> int:
+        # A class template-id names every parameter that has no default.
+        required = max(
+            (
+                i
+                for i, p in enumerate(self.template_parameters)
+                if p.default is None and not p.is_pack
+            ),
+            default=-1,
+        )
+        return max(required, super()._spelled_through())
 
     @property
     def base_name(self) -> str:
