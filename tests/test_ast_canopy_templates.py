@@ -35,7 +35,7 @@ def test_instances_named_by_fields_and_parameters_are_reported():
         "geo::Pair<int>",  # the element type of that field's instance
         "geo::Arr<float, 4>",  # a parameter, by reference
         "geo::Arr<double, 2>",  # a parameter, by value
-    }
+    }  # not geo::Arr<T, 4>, which the function template names: it is dependent
     assert not any(s.is_explicit for s in found.values())
 
     position = found["geo::Arr<float, 3>"]
@@ -45,7 +45,7 @@ def test_instances_named_by_fields_and_parameters_are_reported():
     # Layout and members as clang instantiated them.
     assert (position.sizeof_, position.alignof_) == (12, 4)
     assert [(f.name, f.type_.name, f.offset) for f in position.fields] == [("v", "float[3]", 0)]
-    get, set_ = position.methods
+    get, set_, plus = position.methods
     assert (get.name, get.qual_name, get.return_type.name, get.is_const) == (
         "get",
         "geo::Arr<float, 3>::get",
@@ -54,6 +54,9 @@ def test_instances_named_by_fields_and_parameters_are_reported():
     )
     assert get.mangled_name == "_ZNK3geo3ArrIfLi3EE3getEi"
     assert [p.type_.name for p in set_.params] == ["int", "float"]
+    # The class's own name inside it is the instance.
+    assert plus.return_type.fully_qualified_name == "geo::Arr<float, 3>"
+    assert plus.params[0].type_.fully_qualified_name == "const geo::Arr<float, 3> &"
 
     links = found["geo::Arr<geo::Pair<int>, 2>"]
     assert links.template_arguments == ("geo::Pair<int>", "2")
@@ -93,6 +96,13 @@ def test_types_spell_namespaces_fully():
         "geo::Pair",
     )
     assert arr.record.methods[0].qual_name == "geo::Arr::get"
+    plus = arr.record.methods[2]
+    assert plus.params[0].type_.fully_qualified_name == "const geo::Arr<T, N> &"
+    # A function template over a namespaced class template: the probe must spell geo::Arr.
+    (head,) = decls.function_templates
+    assert head.qual_name == "geo::head"
+    assert head.function.params[0].type_.name == "const Arr<T, 4> &"
+    assert head.function.params[0].type_.fully_qualified_name == "const geo::Arr<T, 4> &"
 
 
 def test_member_function_templates():

@@ -9,6 +9,7 @@ struct Arr {
     T v[N];
     __device__ T get(int i) const { return v[i]; }
     __device__ void set(int i, T x) { v[i] = x; }
+    __device__ Arr plus(const Arr &o) const;
 };
 
 template <typename T>
@@ -24,5 +25,8 @@ struct Body {
 
 __device__ float norm(const Arr<float, 4> &a);     // named through a reference only
 __device__ double first(Arr<double, 2> a) { return a.v[0]; }  // by value in a definition
+
+template <typename T>
+__device__ T head(const Arr<T, 4> &a) { return a.v[0]; }  // dependent: no instance
 
 }  // namespace geo
