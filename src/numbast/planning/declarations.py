@@ -59,7 +59,7 @@ def plan_function(
 ) -> FunctionRow:
     """The row of a free function or free operator (its call still a CallPlan)."""
     if not func.exec_space.is_device_callable:
-        raise BindingError(f"it is a {func.exec_space.value} function, not callable on the device")
+        raise BindingError(not_device_callable(func))
     if func.is_deleted:
         raise BindingError("it is deleted")
     if func.is_variadic:
@@ -99,6 +99,17 @@ def plan_function(
     )
     label = f"operator_{key.__name__}"
     return FunctionRow("", func.qual_name, key.__name__, plan, label, False, declaration)
+
+
+def not_device_callable(func: Function) -> str:
+    """Why ``func`` cannot be called from a kernel, from its execution space."""
+    described = {
+        "host": "a __host__ function",
+        "global": "a __global__ kernel",
+        "undefined": "a host function (declared without __device__)",
+    }
+    space = func.exec_space.value
+    return f"it is {described.get(space, space)}, not callable on the device"
 
 
 def callee_spelling(func: Function) -> str:
@@ -197,7 +208,7 @@ def plan_member(
     if kind in (MethodKind.COPY_CONSTRUCTOR, MethodKind.MOVE_CONSTRUCTOR, MethodKind.DESTRUCTOR):
         return None  # Numba copies values bitwise and runs no destructors
     if not method.exec_space.is_device_callable:
-        raise BindingError(f"it is a {method.exec_space.value} function")
+        raise BindingError(not_device_callable(method))
     if method.is_variadic:
         raise BindingError("variadic methods cannot be bound")
     params = [(p.type_, ArgIntent.IN) for p in method.params]

@@ -30,7 +30,7 @@ from ast_canopy.model import FunctionTemplate, Type
 from numbast.dynamic.functions import FUNCTION_STUBS, runtime_call
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE
 from numbast.planning.calls import plan_call
-from numbast.planning.declarations import location_of
+from numbast.planning.declarations import location_of, not_device_callable
 from numbast.planning.diagnostics import BindingError, warn_skipped
 from numbast.planning.intents import ArgIntent
 from numbast.planning.operators import COMPOUND, python_operator_for
@@ -350,7 +350,7 @@ def bind_cxx_function_template(
 def _check_bindable(templ_decl: FunctionTemplate) -> None:
     func = templ_decl.function
     if not func.exec_space.is_device_callable:
-        raise BindingError(f"it is a {func.exec_space.value} function, not callable on the device")
+        raise BindingError(not_device_callable(func))
     if func.is_deleted or func.is_variadic:
         raise BindingError("it is deleted" if func.is_deleted else "it is variadic")
     reason = unsupported_parameter(templ_decl.template_parameters)
