@@ -104,7 +104,7 @@ def plan_function(
 def not_device_callable(func: Function) -> str:
     """Why ``func`` cannot be called from a kernel, from its execution space."""
     described = {
-        "host": "a __host__ function",
+        "host": "a host function (__host__ only)",
         "global": "a __global__ kernel",
         "undefined": "a host function (declared without __device__)",
     }
