@@ -17,13 +17,6 @@ from numbast_import.rtc.errors import CompileError
 
 logger = logging.getLogger(__name__)
 
-# target -> (size getter, getter) names in cuda.bindings.nvrtc
-_GETTERS = {
-    "cubin": ("nvrtcGetCUBINSize", "nvrtcGetCUBIN"),
-    "ptx": ("nvrtcGetPTXSize", "nvrtcGetPTX"),
-    "ltoir": ("nvrtcGetLTOIRSize", "nvrtcGetLTOIR"),
-}
-
 
 @dataclass(frozen=True)
 class Compiled:
@@ -80,8 +73,9 @@ def nvrtc_version_stamped(root: Path) -> str:
 def nvrtc_version() -> str:
     from cuda.bindings import nvrtc
 
-    _check(nvrtc.nvrtcVersion()[0], "nvrtcVersion")
-    _err, major, minor = nvrtc.nvrtcVersion()
+    err, major, minor = nvrtc.nvrtcVersion()
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise RuntimeError(f"NVRTC failed in nvrtcVersion: {err}")
     return f"nvrtc {major}.{minor}"
 
 
@@ -96,59 +90,13 @@ def run_nvrtc(
 
     Raises CompileError with NVRTC's whole log when the source does not compile.
     """
-    from cuda.bindings import nvrtc
+    from numbast.runtime.nvrtc import NvrtcError, compile_unit
 
-    if target not in _GETTERS:
-        raise ValueError(f"NVRTC makes cubin, ptx or ltoir, not {target!r}")
-    err, program = nvrtc.nvrtcCreateProgram(unit.encode(), name.encode(), 0, [], [])
-    _check(err, "nvrtcCreateProgram")
+    logger.info("compiling %s to %s with NVRTC: %s", name, target, " ".join(options))
     try:
-        for expression in name_expressions:
-            _check(nvrtc.nvrtcAddNameExpression(program, expression.encode())[0], expression)
-        encoded = [opt.encode() for opt in options]
-        logger.info("compiling %s to %s with NVRTC: %s", name, target, " ".join(options))
-        (result,) = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
-        log = _log(nvrtc, program)
-        if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            raise CompileError(
-                f"NVRTC could not compile {name} ({_error_string(nvrtc, result)})",
-                log,
-                unit,
-                name,
-                ["nvrtc", *options],
-            )
-        size_getter, getter = (getattr(nvrtc, n) for n in _GETTERS[target])
-        err, size = size_getter(program)
-        _check(err, size_getter.__name__)
-        code = b" " * size
-        _check(getter(program, code)[0], getter.__name__)
-        lowered = {}
-        for expression in name_expressions:
-            err, mangled = nvrtc.nvrtcGetLoweredName(program, expression.encode())
-            _check(err, f"nvrtcGetLoweredName({expression})")
-            lowered[expression] = mangled.decode()
-    finally:
-        nvrtc.nvrtcDestroyProgram(program)
-    if target == "ptx":
-        code = code.rstrip(b"\x00")
+        code, lowered, log = compile_unit(unit, name, options, target, name_expressions)
+    except NvrtcError as exc:
+        raise CompileError(
+            str(exc).splitlines()[0].rstrip(":"), exc.log, unit, name, ["nvrtc", *options]
+        ) from None
     return Compiled(code, target, lowered, log)
-
-
-def _log(nvrtc, program) -> str:
-    err, size = nvrtc.nvrtcGetProgramLogSize(program)
-    _check(err, "nvrtcGetProgramLogSize")
-    buffer = b" " * size
-    _check(nvrtc.nvrtcGetProgramLog(program, buffer)[0], "nvrtcGetProgramLog")
-    return buffer.rstrip(b"\x00").decode(errors="replace")
-
-
-def _error_string(nvrtc, result) -> str:
-    _err, text = nvrtc.nvrtcGetErrorString(result)
-    return text.decode() if isinstance(text, bytes) else str(text)
-
-
-def _check(result, what: str) -> None:
-    from cuda.bindings import nvrtc
-
-    if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        raise RuntimeError(f"NVRTC failed in {what}: {_error_string(nvrtc, result)}")

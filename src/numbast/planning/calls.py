@@ -16,9 +16,9 @@ from typing import Any
 from ast_canopy.model import Type, TypeKind
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.intents import ArgIntent
-from numbast.planning.shim_text import ShimParam, render_shim
 from numbast.planning.type_rules import TypeTable, UnsupportedTypeError, value_type_name
 from numbast.runtime.rows import COPY, HIDDEN_OUT, POINTER, ArgumentRow
+from numbast.runtime.shim_text import ShimParam, render_shim
 
 # How a shim body is produced from its parameters: (params, returns_value) -> C++ statement.
 BodyFactory = Callable[[Sequence[ShimParam], bool], str]

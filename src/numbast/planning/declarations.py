@@ -33,7 +33,11 @@ from numbast.planning.calls import CallPlan, plan_call
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.intents import ArgIntent, IntentSpec, resolve_intents
 from numbast.planning.operators import COMPOUND, python_operator_for
-from numbast.planning.shim_text import (
+from numbast.planning.struct_layout import struct_members
+from numbast.planning.type_rules import TypeTable, UnsupportedTypeError
+from numbast.runtime import rows
+from numbast.runtime.rows import EnumRow, FunctionRow, MemberRow, StructBodyRow, StructRow
+from numbast.runtime.shim_text import (
     constructor_body,
     conversion_body,
     function_call_body,
@@ -41,10 +45,6 @@ from numbast.planning.shim_text import (
     operator_body,
     shim_name_for,
 )
-from numbast.planning.struct_layout import struct_members
-from numbast.planning.type_rules import TypeTable, UnsupportedTypeError
-from numbast.runtime import rows
-from numbast.runtime.rows import EnumRow, FunctionRow, MemberRow, StructBodyRow, StructRow
 
 logger = logging.getLogger(__name__)
 

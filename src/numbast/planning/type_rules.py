@@ -14,74 +14,19 @@ from collections.abc import Iterable
 from typing import Generic, Protocol, TypeVar
 
 from ast_canopy.model import Type, TypeKind
+from numbast.runtime.cxx_names import (  # noqa: F401  (re-exported: planning's vocabulary)
+    BUILTIN_NUMBA_NAMES,
+    VECTOR_ELEMENTS,
+    normalize_cxx_name,
+    strip_cv,
+    vector_type_names,
+)
 
 T = TypeVar("T")
-
-# Canonical C++ builtin spellings (as clang prints them for an LP64 target) -> the name of the
-# Numba type in ``numba.cuda.types``.
-BUILTIN_NUMBA_NAMES: dict[str, str] = {
-    "bool": "boolean",
-    "char": "int8",
-    "signed char": "int8",
-    "unsigned char": "uint8",
-    "short": "int16",
-    "unsigned short": "uint16",
-    "int": "int32",
-    "unsigned int": "uint32",
-    "long": "int64",
-    "unsigned long": "uint64",
-    "long long": "int64",
-    "unsigned long long": "uint64",
-    "float": "float32",
-    "double": "float64",
-    "void": "void",
-    "__half": "float16",
-    "__nv_bfloat16": "bfloat16",
-}
-
-# CUDA vector type prefixes -> the element type name numba-cuda uses for its vector types.
-VECTOR_ELEMENTS: dict[str, str] = {
-    "char": "int8",
-    "uchar": "uint8",
-    "short": "int16",
-    "ushort": "uint16",
-    "int": "int32",
-    "uint": "uint32",
-    "long": "int64",
-    "ulong": "uint64",
-    "longlong": "int64",
-    "ulonglong": "uint64",
-    "float": "float32",
-    "double": "float64",
-}
-
-
-def vector_type_names() -> dict[str, str]:
-    """CUDA vector type -> the key of ``numba.cuda.vector_types.vector_types`` for it
-    (``float2`` -> ``float32x2``)."""
-    return {
-        f"{cxx_prefix}{count}": f"{element}x{count}"
-        for cxx_prefix, element in VECTOR_ELEMENTS.items()
-        for count in (1, 2, 3, 4)
-    }
 
 
 class UnsupportedTypeError(TypeError):
     """A C++ type has no Numba counterpart (yet). The message says which and why."""
-
-
-def normalize_cxx_name(cxx_name: str) -> str:
-    """A type name without elaborated-type keywords or a leading ``::``."""
-    name = cxx_name.strip()
-    for prefix in ("struct ", "class ", "union ", "enum "):
-        if name.startswith(prefix):
-            name = name[len(prefix) :]
-    return name.removeprefix("::")
-
-
-def strip_cv(name: str) -> str:
-    words = name.split()
-    return " ".join(w for w in words if w not in ("const", "volatile"))
 
 
 def value_type_name(cxx_type: Type) -> str:

@@ -26,6 +26,27 @@ Layouts (``NamedTuple``\\ s below; generated modules hold plain tuples in these 
                conversion; METHOD: non-const (updates its object)
 - function:    (Python name, C++ qualified name, operator function name or "", call, typing
                label, needs a cooperative launch, C++ declaration with its location)
+
+Templates are rows too, instantiated at run time (``numbast.runtime.template_*``):
+
+- template parameter: (name, "type" or "value", the value's C++ type ("" for types), default
+               as C++ text with ``{i}`` standing for argument i, or None)
+- template type: (C++ spelling with ``{i}`` placeholders, pattern, reference: "", "&" or "&&")
+               where the pattern says how the type is built from the arguments (deduction reads
+               it): ("param", i), ("pointer", pattern), ("template", qualified name, (pattern
+               or ("value", i) or ("text", C++ text), ...)), ("type", type index) for a type
+               that depends on no parameter, ("dependent",) for what only the compiler can tell
+- template callable: (kind (a member kind, or "function"), name (operator function name for
+               operators), ((parameter name, template type, has a default), ...), result
+               template type or None for void, flag (as a member's), own template parameters
+               (member function templates; numbered after the class's), C++ declaration)
+- function template: (Python name, C++ qualified name, operator function name or "",
+               template parameters, template callable)
+- class template: (Python name, C++ qualified name, template parameters, parent type, data
+               model, fields ((name, template type), ...), public fields, members (template
+               callable, ...), specializations ((argument spellings, struct index), ...),
+               partial specializations (class template row, argument patterns), declaration)
+- alias template: (Python name, C++ qualified name, template parameters, aliased pattern)
 """
 
 from __future__ import annotations
@@ -35,8 +56,8 @@ from typing import Any, NamedTuple
 # The version of the layouts above. Generated modules record the one they were written with;
 # the runtime applies the versions in SUPPORTED_FORMATS and refuses others with a clear error.
 # Change a layout only together with this number (and keep reading the old one where cheap).
-FORMAT = 1
-SUPPORTED_FORMATS = frozenset({1})
+FORMAT = 2
+SUPPORTED_FORMATS = frozenset({1, 2})  # 1: before templates
 
 # How an argument reaches the shim (every shim parameter is a pointer).
 COPY = "copy"  # the kernel passes a value; the shim gets a pointer to an aligned copy
@@ -111,6 +132,65 @@ class FunctionRow(NamedTuple):
     declaration: str  # C++ declaration and location, for help() and inspect.getsource
 
 
+# Kinds of template parameters; "function" is the callable kind of a function template.
+TYPE_PARAMETER = "type"
+VALUE_PARAMETER = "value"
+FUNCTION = "function"
+
+
+class TemplateParamRow(NamedTuple):
+    name: str
+    kind: str  # TYPE_PARAMETER or VALUE_PARAMETER
+    value_type: str  # a value parameter's C++ type ("int", "bool", an enum); "" for types
+    default: str | None  # C++ text, {i} standing for argument i; None: no default
+
+
+class TemplateTypeRow(NamedTuple):
+    spelling: str  # C++ (fully qualified), {i} standing for argument i: "const ::v::Vec<{0}, 3> &"
+    pattern: tuple
+    reference: str = ""  # "", "&" or "&&"
+
+
+class TemplateCallableRow(NamedTuple):
+    kind: str  # FUNCTION or a member kind
+    name: str
+    params: tuple[tuple[str, TemplateTypeRow, bool], ...]  # (name, type, has a default)
+    result: TemplateTypeRow | None  # None: void
+    flag: bool
+    # member function templates: their own parameters, numbered after the class's
+    own_params: tuple[TemplateParamRow, ...]
+    declaration: str
+
+
+class FunctionTemplateRow(NamedTuple):
+    python_name: str  # "" for operators
+    qual_name: str
+    operator: str
+    params: tuple[TemplateParamRow, ...]
+    callable: TemplateCallableRow
+
+
+class ClassTemplateRow(NamedTuple):
+    python_name: str
+    qual_name: str
+    params: tuple[TemplateParamRow, ...]
+    parent_type: Any
+    data_model: Any
+    fields: tuple[tuple[str, TemplateTypeRow], ...]
+    public_fields: tuple[str, ...]
+    members: tuple[TemplateCallableRow, ...]
+    specializations: tuple[tuple[tuple[str, ...], int], ...]  # (argument spellings, struct index)
+    partial_specializations: tuple[tuple[Any, tuple], ...]  # (ClassTemplateRow, patterns)
+    declaration: str
+
+
+class AliasTemplateRow(NamedTuple):
+    python_name: str
+    qual_name: str
+    params: tuple[TemplateParamRow, ...]
+    pattern: tuple  # ("template", class template, arguments)
+
+
 class ModuleRows(NamedTuple):
     """Everything a bindings module registers: what a generated module holds as data."""
 
@@ -122,6 +202,9 @@ class ModuleRows(NamedTuple):
     struct_bodies: tuple[StructBodyRow, ...]
     functions: tuple[FunctionRow, ...]
     aliases: tuple[tuple[str, str], ...] = ()  # (alias, Python name it stands for)
+    class_templates: tuple[ClassTemplateRow, ...] = ()
+    function_templates: tuple[FunctionTemplateRow, ...] = ()
+    alias_templates: tuple[AliasTemplateRow, ...] = ()
 
 
 __all__ = [

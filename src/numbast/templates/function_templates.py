@@ -34,11 +34,11 @@ from numbast.planning.declarations import location_of, not_device_callable
 from numbast.planning.diagnostics import BindingError, warn_skipped
 from numbast.planning.intents import ArgIntent
 from numbast.planning.operators import COMPOUND, python_operator_for
-from numbast.planning.shim_text import function_call_body, shim_name_for
 from numbast.planning.type_rules import UnsupportedTypeError, strip_cv
 from numbast.runtime.calls import Call
 from numbast.runtime.overloads import DEFAULT_REGISTRIES
 from numbast.runtime.shim_library import ShimLibrary
+from numbast.runtime.shim_text import function_call_body, shim_name_for
 from numbast.templates.arguments import (
     NeedsProbe,
     Substitution,
