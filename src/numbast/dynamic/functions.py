@@ -77,6 +77,4 @@ def bind_cxx_functions(
 def runtime_call(plan: CallPlan) -> Call:
     """The runtime's view of one planned call (its signature and lowering), for bindings that
     are planned while Numba types a kernel (function template instantiations)."""
-    writer = RowWriter()
-    row = writer.call(plan)
-    return Call(row, writer.types, writer.shims)
+    return Call.from_plan(plan)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from numbast.planning.calls import CallPlan
+from numbast.runtime.call_plans import CallPlan
 from numbast.runtime.rows import (
     ArgumentRow,
     CallRow,

@@ -38,6 +38,18 @@ class Call:
         self.result_align = result_align
         self.returns_first_argument = returns_first
 
+    @classmethod
+    def from_plan(cls, plan: Any) -> Call:
+        """The call a CallPlan describes (its types already resolved): for calls planned while
+        Numba types a kernel, which never go through a module's tables."""
+        call = cls.__new__(cls)
+        call.shim_name, call.shim_text = plan.shim_name, plan.shim_text
+        call.arguments = tuple(ArgumentRow(*argument) for argument in plan.arguments)
+        call.cxx_result = plan.cxx_result
+        call.result_align = plan.result_align
+        call.returns_first_argument = plan.returns_first_argument
+        return call
+
     @property
     def visible_args(self) -> tuple[types.Type, ...]:
         """The argument types a kernel passes (hidden outputs are not passed)."""

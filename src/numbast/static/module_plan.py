@@ -9,7 +9,6 @@ Regex), one Python name per module attribute, per-arch guards on shims, and type
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import re
@@ -95,7 +94,7 @@ class _Planner:
         if arches is None:
             return plan
         text = guard_shim(plan.shim_text, what, arches, self.merged.archs)
-        return dataclasses.replace(plan, shim_text=text)
+        return plan._replace(shim_text=text)
 
     def guard_member(self, plan: CallPlan, method: Method) -> CallPlan:
         return self.guard(plan, member_key(method), method_text(method))
