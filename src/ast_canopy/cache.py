@@ -1,12 +1,17 @@
-"""The parser's per-user cache directory: the toolkit layout clang wants and precompiled preludes.
+"""The parser's cache directory: the toolkit layout clang wants and precompiled preludes.
 
 Both must live at a stable path: a precompiled prelude records the absolute paths of the headers
 it was built from, so the toolkit layout it saw has to be at the same place in the next process.
 
-The directory is ``$AST_CANOPY_CACHE_DIR``, else ``$XDG_CACHE_HOME/ast_canopy``, else
-``~/.cache/ast_canopy``. A precompiled prelude is trusted input to clang (it could inject
-declarations), so a directory that another user owns or that others can write is refused; the
-parser then works from a private temporary directory and keeps no prelude.
+The directory is part of numbast-import's one cache root, so that one CLI (``numbast-cache``)
+sees, prunes and clears it: the import system sets it to ``<cache root>/parser`` with
+:func:`use_directory` before it parses. Used on its own, the parser picks
+``$AST_CANOPY_CACHE_DIR``, else ``$NUMBAST_CACHE_DIR/parser``, else ``parser/`` in
+numbast-import's user cache directory (``~/.cache/numbast-import/parser`` on Linux).
+
+A precompiled prelude is trusted input to clang (it could inject declarations), so a directory
+that another user owns or that others can write is refused; the parser then works from a
+private temporary directory and keeps no prelude.
 """
 
 from __future__ import annotations
@@ -17,21 +22,53 @@ import logging
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
 CACHE_DIR_ENV = "AST_CANOPY_CACHE_DIR"
+ROOT_ENV = "NUMBAST_CACHE_DIR"  # numbast-import's cache root
+APP_NAME = "numbast-import"
+SUBDIRECTORY = "parser"
+
+# Set by use_directory(): a directory, or _PRIVATE for "no persistent cache".
+_chosen: Path | str | None = None
+_PRIVATE = "private"
+
+
+def use_directory(path: str | os.PathLike[str] | None) -> None:
+    """Keep the parser's cache in ``path`` from now on in this process; None keeps it in a
+    private temporary directory (no precompiled prelude survives the process)."""
+    global _chosen
+    _chosen = _PRIVATE if path is None else Path(path)
+
+
+def user_cache_root() -> Path:
+    """numbast-import's user cache directory, as ``platformdirs.user_cache_dir`` gives it
+    (``$XDG_CACHE_HOME`` or ``~/.cache`` + ``/numbast-import`` on Linux)."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / APP_NAME
+    if os.name == "nt":
+        local = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(local) / APP_NAME / APP_NAME / "Cache"
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    return (Path(xdg) if xdg else Path.home() / ".cache") / APP_NAME
+
+
+def legacy_cache_dir() -> Path:
+    """Where earlier versions kept the parser's cache (outside any managed root)."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "ast_canopy"
 
 
 def _default_cache_dir() -> Path:
     explicit = os.environ.get(CACHE_DIR_ENV)
     if explicit:
         return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg) if xdg else Path.home() / ".cache"
-    return base / "ast_canopy"
+    root = os.environ.get(ROOT_ENV)
+    return (Path(root).expanduser() if root else user_cache_root()) / SUBDIRECTORY
 
 
 def _is_private(path: Path) -> bool:
@@ -41,8 +78,11 @@ def _is_private(path: Path) -> bool:
 
 
 def persistent_cache_dir() -> Path | None:
-    """The per-user cache directory, created if needed; None when it is missing or unsafe."""
-    return _checked_cache_dir(_default_cache_dir())
+    """The cache directory, created if needed; None when it is unsafe, cannot be created, or
+    :func:`use_directory` asked for none."""
+    if _chosen == _PRIVATE:
+        return None
+    return _checked_cache_dir(_chosen if _chosen is not None else _default_cache_dir())
 
 
 @functools.lru_cache(maxsize=8)
@@ -84,3 +124,18 @@ def working_dir() -> tuple[Path, bool]:
     if persistent is not None:
         return persistent, True
     return private_temp_dir(), False
+
+
+def is_parser_file(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is one of the parser's own files (its stand-in headers and toolkit
+    layout), which a parse reports as read but which are no input of the user's: caches keyed
+    on a parse's files leave them out (their contents follow from this package's version)."""
+    real = os.path.realpath(path)
+    places = [persistent_cache_dir()]
+    if private_temp_dir.cache_info().currsize:  # made only when a parse needed it
+        places.append(private_temp_dir())
+    return any(place and _is_within(real, os.path.realpath(place)) for place in places)
+
+
+def _is_within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)

@@ -7,6 +7,10 @@ command line, so we parse an empty file once, save the translation unit as a PCH
 directory, and parse later headers with ``-include-pch``. The wrapper's include guard is then
 already defined, so the forced include costs nothing and the result is the same AST.
 
+The PCHs live in ``prelude/`` of the parser's cache directory (``<numbast-import cache
+root>/parser``), where ``numbast-cache prune`` manages them with the rest of the cache; at most
+16 are kept, the least recently used going first.
+
 The PCH is keyed by the libclang version and the exact argument list. clang itself refuses a PCH
 whose input headers changed (size or mtime); the parser then drops it, parses without it, and
 the next parse builds a fresh one. Setting ``AST_CANOPY_PRELUDE=0`` turns all of this off.
@@ -19,6 +23,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,7 +71,18 @@ def _load(pch: Path, sidecar: Path) -> Prelude | None:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         logger.warning("ignoring unreadable prelude record %s: %s", sidecar, exc)
         return None
+    _mark_used(pch)
     return Prelude(str(pch), tuple(files))
+
+
+def _mark_used(pch: Path) -> None:
+    # A PCH's mtime is its last use: _prune and `numbast-cache prune` drop the least recently
+    # used first. Written at most hourly.
+    try:
+        if time.time() - pch.stat().st_mtime > 3600:
+            os.utime(pch)
+    except OSError:
+        pass  # a read-only cache keeps the build time as the last use
 
 
 def _write_atomically(target: Path, write) -> None:
