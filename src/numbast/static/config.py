@@ -83,6 +83,9 @@ class StaticConfig:
     # None means the static CLI (``python -m numbast --cfg-path <config_path> ...``); the import
     # system sets its own (the module is rebuilt by importing it again).
     regenerate_command: str | None = None
+    # Not a YAML key either (NVIDIA's schema has none): parse what clang can read despite its
+    # errors (ast_canopy's bypass_parse_error). Set by the import system's bypass-parse-error.
+    bypass_parse_error: bool = False
 
     @property
     def output_filename(self) -> str:
