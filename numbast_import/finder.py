@@ -1,68 +1,94 @@
-"""The meta-path finder for ``cuda_headers.<name>`` (the user's pyproject.toml mappings) and
-``numbast.headers.<name>`` (built-in mappings of toolkit headers).
+"""The meta-path finder for ``cuda_headers.<name>`` (mappings from ``register()`` and from the
+user's pyproject.toml) and ``numbast.headers.<name>`` (built-in mappings of toolkit headers).
 
 ``find_spec`` only resolves the mapping (a TOML read); parsing, rendering and compiling happen
-in the loader's ``exec_module``.
+in the loader. Both packages are virtual namespaces owned by this finder: a name that cannot be
+imported (not mapped, or mapped badly) still gets a spec, whose loader raises the reason, so
+that the user sees it as the import's error without frames of ours (see ``loader``).
 """
 
 from __future__ import annotations
 
 import importlib.abc
-import importlib.machinery
 import importlib.util
 import sys
 from dataclasses import replace
 
-from numbast_import.config import HeaderMapping, ProjectConfig, load_project_config
+from numbast_import.config import TABLE, ProjectConfig, load_project_config
+from numbast_import.errors import HeaderImportError, HeaderNotMappedError, ImportConfigError
+from numbast_import.mapping import HeaderMapping
 
 USER_PACKAGE = "cuda_headers"
 BUILTIN_PACKAGE = "numbast.headers"
+PACKAGES = (USER_PACKAGE, BUILTIN_PACKAGE)
 
 
 class HeaderModuleFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path=None, target=None):
         package, _, name = fullname.rpartition(".")
-        if package not in (USER_PACKAGE, BUILTIN_PACKAGE):
+        if package not in PACKAGES:
             return None
-        project = load_project_config()
-        mapping = resolve_mapping(package, name, project)
-        from numbast_import.loader import HeaderModuleLoader
+        from numbast_import.loader import FailedHeaderLoader, HeaderModuleLoader
 
+        try:
+            mapping = resolve_mapping(package, name, load_project_config())
+        except HeaderImportError as error:
+            return importlib.util.spec_from_loader(fullname, FailedHeaderLoader(error))
         return importlib.util.spec_from_loader(
             fullname, HeaderModuleLoader(mapping), origin=mapping.header
         )
 
 
 def resolve_mapping(package: str, name: str, project: ProjectConfig) -> HeaderMapping:
-    """The mapping behind ``package.name``; ModuleNotFoundError listing the known names."""
+    """The mapping behind ``package.name``: registered, else the project's, else built in.
+    Raises ImportConfigError for a bad mapping and HeaderNotMappedError for an unknown name."""
     if package == BUILTIN_PACKAGE:
         from numbast_import.builtin_headers import BUILTIN_HEADERS, builtin_mapping
 
         if name in BUILTIN_HEADERS:
-            mapping = builtin_mapping(name)
             # The project's arch pin and cache-dir apply to built-in modules too.
-            return replace(mapping, arch=project.arch, cache_dir=project.cache_dir)
+            return replace(builtin_mapping(name), arch=project.arch, cache_dir=project.cache_dir)
         known = ", ".join(sorted(BUILTIN_HEADERS))
-        raise ModuleNotFoundError(
-            f"No module named '{package}.{name}': the built-in header modules are {known}",
-            name=f"{package}.{name}",
+        raise _not_mapped(
+            f"No module named '{package}.{name}': the built-in header modules are {known}"
         )
+    from numbast_import.registry import registered, registered_names
+
+    mapping = registered(name)
+    if mapping is not None:
+        return replace(mapping, arch=project.arch, cache_dir=project.cache_dir)
     mapping = project.headers.get(name)
     if mapping is not None:
         return mapping
-    if project.pyproject is None:
-        where = "no pyproject.toml was found in the working directory or its parents"
-    elif not project.headers:
-        where = f"{project.pyproject} maps no headers under [tool.numbast-import.headers]"
-    else:
-        where = f"{project.pyproject} [tool.numbast-import.headers] maps " + ", ".join(
-            sorted(project.headers)
-        )
-    raise ModuleNotFoundError(
-        f"No module named '{package}.{name}': {where}. Map it there, for example "
-        f'{name} = "include/{name}.cuh"',
-        name=f"{package}.{name}",
+    if name in project.broken:
+        raise ImportConfigError(f"cannot import {package}.{name}: {project.broken[name]}")
+    raise _not_mapped(
+        f"No module named '{package}.{name}': {_what_is_mapped(project, registered_names())}. "
+        f"Map it under [{TABLE}.headers] in pyproject.toml, for example "
+        f'{name} = "include/{name}.cuh", or call numbast_import.register("{name}", '
+        f'"include/{name}.cuh")'
     )
+
+
+def _not_mapped(message: str) -> HeaderNotMappedError:
+    # name=None: importlib silently drops a ModuleNotFoundError naming the module from
+    # `from cuda_headers import x`, and would replace this message with a vaguer one.
+    return HeaderNotMappedError(message, name=None)
+
+
+def _what_is_mapped(project: ProjectConfig, registered: list[str]) -> str:
+    if project.pyproject is None:
+        where = (
+            f"no pyproject.toml with a [{TABLE}] table was found in {project.searched_from} or "
+            "its parents"
+        )
+    elif not project.names():
+        where = f"{project.pyproject} maps no headers under [{TABLE}.headers]"
+    else:
+        where = f"{project.pyproject} [{TABLE}.headers] maps " + ", ".join(project.names())
+    if registered:
+        where += "; numbast_import.register() mapped " + ", ".join(registered)
+    return where
 
 
 def install() -> None:

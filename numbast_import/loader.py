@@ -1,8 +1,18 @@
-"""The loader of mapped header modules: cache hit -> run the cached bindings and link the cached
-LTO-IR; miss -> parse, render (the static generator, unchanged), compile the shims, store.
+"""The loader of mapped header modules: cache hit -> run the cached code object and link the
+cached LTO-IR; miss -> build the entry (``numbast_import.build``) and store it.
 
-All work happens in ``exec_module`` (importlib's split: ``find_spec`` only resolves the
-mapping), so ``importlib.util.find_spec('cuda_headers.x')`` stays cheap.
+``find_spec`` only resolves the mapping, so ``importlib.util.find_spec('cuda_headers.x')``
+stays cheap; the work happens when the module is loaded.
+
+Failures without the import system's frames. An import that fails raises an ImportError whose
+message says everything (the pyproject, the key, the fix); the chain of 6-20 frames of this
+package under it says nothing to the user. Any frame of ours that an exception passes through
+is in its traceback, so ours must not raise: the work runs in ``create_module``, which on
+failure returns the exception itself as "the module", and sets this loader's ``exec_module``
+to the ``throw`` of a finished generator, a C function that raises it. importlib then raises
+it from its own frames, which it strips from ImportErrors, and the user sees their import
+line and the message. Unexpected exceptions (bugs) are not caught and keep their frames.
+``importlib.reload`` calls only ``exec_module``, which then does the work itself.
 """
 
 from __future__ import annotations
@@ -12,21 +22,16 @@ import logging
 import os
 import sys
 import types
-import warnings
+from collections.abc import Generator
 from pathlib import Path
 
 from numbast_import.arch import resolve_arch
-from numbast_import.cache.key import included_file_hashes, lookup_components, lookup_digest
-from numbast_import.cache.root import cache_root
-from numbast_import.cache.store import (
-    BINDINGS,
-    SHIM_LTOIR,
-    SHIM_SOURCE,
-    BuildOutput,
-    CacheStore,
-    Entry,
-)
-from numbast_import.config import HeaderMapping, ImportConfigError
+from numbast_import.build import entry_key, execute, generate, regenerate_command
+from numbast_import.cache.manifest import BINDINGS, BINDINGS_CODE, SHIM_LTOIR, code_from_pyc
+from numbast_import.cache.root import PARSER_DIR, cache_layers, cache_root, ensure_private_dir
+from numbast_import.cache.store import BuildOutput, CacheStore, Entry
+from numbast_import.errors import HeaderImportError, ImportConfigError
+from numbast_import.mapping import HeaderMapping
 
 logger = logging.getLogger(__name__)
 
@@ -36,99 +41,99 @@ QUIET_ENV = "NUMBAST_IMPORT_QUIET"
 class HeaderModuleLoader(importlib.abc.Loader):
     def __init__(self, mapping: HeaderMapping) -> None:
         self.mapping = mapping
+        self._loaded: types.ModuleType | None = None
 
-    def create_module(self, spec) -> None:
-        return None  # the default module object
+    def create_module(self, spec) -> types.ModuleType | HeaderImportError:
+        module = types.ModuleType(spec.name)
+        # importlib sets these after create_module; the bindings may read them as they run.
+        module.__spec__, module.__loader__, module.__package__ = spec, self, spec.parent
+        try:
+            load_into(module, self.mapping)
+        except HeaderImportError as error:
+            return fail_without_our_frames(self, error)
+        self._loaded = module
+        return module
 
     def exec_module(self, module: types.ModuleType) -> None:
-        mapping = self.mapping
-        mapping.check_pin()
-        arch, components, digest = entry_key(mapping, module.__name__)
-        store = CacheStore(cache_root(mapping.cache_dir))
-        entry = store.lookup(digest, components)
-        if entry is not None:
-            logger.debug("%s: cache hit %s", module.__name__, entry.path)
-            run_entry(module, entry)
-            return
-        executed: list[bool] = []
-
-        def build() -> BuildOutput:
-            _progress(f"generating {module.__name__} from {mapping.header} for {arch}")
-            output = generate(module, mapping, arch, store.entry_dir(digest))
-            executed.append(True)
-            return output
-
-        entry = store.build(digest, components, build)
-        if executed:  # this process built it and the module already ran during the build
-            attach_ltoir(module, entry.read(SHIM_LTOIR))
-        else:  # another process built it while this one waited for the lock
-            run_entry(module, entry)
+        if module is self._loaded:
+            return  # create_module did the work
+        load_into(module, self.mapping)  # importlib.reload()
 
 
-def entry_key(mapping: HeaderMapping, module_name: str) -> tuple[str, dict, str]:
-    """The arch, the lookup components and the digest naming ``module_name``'s entry."""
+class FailedHeaderLoader(importlib.abc.Loader):
+    """The loader of a name that cannot be imported (not mapped, or a bad mapping)."""
+
+    def __init__(self, error: HeaderImportError) -> None:
+        self.error = error
+
+    def create_module(self, spec) -> HeaderImportError:
+        return fail_without_our_frames(self, self.error)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        raise self.error  # importlib.reload() of a module whose mapping broke
+
+
+def fail_without_our_frames(loader: importlib.abc.Loader, error: HeaderImportError):
+    """Make importlib raise ``error`` with no frame of this package (see the module doc)."""
+    error.with_traceback(None)
+    error.__context__ = None
+    error.__suppress_context__ = True
+    loader.exec_module = _finished_generator().throw  # type: ignore[method-assign]
+    return error
+
+
+def _finished_generator() -> Generator[None, None, None]:
+    def nothing() -> Generator[None, None, None]:
+        yield
+
+    generator = nothing()
+    generator.close()  # finished: throw() now raises what it is given, adding no frame
+    return generator
+
+
+def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
+    """Fill ``module`` with the bindings of ``mapping``, from the cache or freshly built."""
+    name = module.__name__
+    mapping.check_pin()
     if not os.path.isfile(mapping.header):
         raise ImportConfigError(
-            f"cannot import {module_name}: its header {mapping.header} does not exist; fix the "
-            f"path in {mapping.source} (paths are relative to the pyproject.toml)"
+            f"cannot import {name}: its header {mapping.header} does not exist; fix the path in "
+            f"{mapping.source} (paths are relative to the pyproject.toml)"
         )
-    arch = resolve_arch(mapping.arch, module_name, mapping.source)
-    options = {k: v for k, v in mapping.static_mapping(arch).items() if k != "GPU Arch"}
-    components = lookup_components(module_name, mapping.header, options, arch)
-    return arch, components, lookup_digest(components)
+    arch = resolve_arch(mapping.arch, name, mapping.source)
+    components, digest = entry_key(mapping, name, arch)
+    root = cache_root(mapping.cache_dir)
+    store = CacheStore(root, cache_layers(root))
+    module.__cuda_header__ = mapping.header
+    module.__numbast_key__ = digest
+    entry = store.lookup(digest, components)
+    if entry is not None:
+        logger.debug("%s: cache hit %s", name, entry.path)
+        run_entry(module, entry)
+        return
+    ran_here: list[bool] = []
 
+    def build(entry_dir: Path | None) -> BuildOutput:
+        _use_parser_dir(root if entry_dir is not None else None)
+        _progress(f"generating {name} from {mapping.header} for {arch}")
+        command = regenerate_command(mapping, name, arch, root)
+        output = generate(module, mapping, arch, entry_dir, command)
+        ran_here.append(True)
+        return output
 
-def generate(
-    module: types.ModuleType, mapping: HeaderMapping, arch: str, entry_dir: Path
-) -> BuildOutput:
-    """Render the bindings, run them as ``module`` (the shim text is only known to the running
-    module: Shim Include Override is evaluated at import), and compile its shims."""
-    from numbast_import.shim_compiler import compile_shims_to_ltoir
-
-    config = mapping.static_config(arch)
-    rendered = _render_logging_skipped(config)
-    _execute(module, rendered.source, entry_dir / BINDINGS)
-    library = module._numbast_shim_library
-    compiled = compile_shims_to_ltoir(
-        library.preamble,
-        library.all_shims,
-        f"{module.__name__}_shims.cu",
-        arch,
-        config.clang_include_paths,
-    )
-    return BuildOutput(
-        artifacts={
-            BINDINGS: rendered.source.encode(),
-            SHIM_SOURCE: compiled.source.encode(),
-            SHIM_LTOIR: compiled.ltoir,
-        },
-        included_files=included_file_hashes([mapping.header, *rendered.included_files]),
-        notes={"shims_left_out": list(compiled.left_out)},
-    )
-
-
-def _render_logging_skipped(config):
-    """render_bindings, with its list of declarations left out logged rather than warned: the
-    first import shows one progress line, and the list stays at the end of the cached module."""
-    from numbast import BindingSkippedWarning
-    from numbast.static.renderer import render_bindings
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        rendered = render_bindings(config, embed_runtime=False)
-    for warning in caught:
-        if issubclass(warning.category, BindingSkippedWarning):
-            logger.info("%s", warning.message)
-        else:
-            warnings.warn_explicit(
-                warning.message, warning.category, warning.filename, warning.lineno
-            )
-    return rendered
+    entry = store.build(digest, components, build, what=f"{name} ({digest[:12]})")
+    if ran_here:  # the module already ran during the build
+        attach_ltoir(module, entry.read(SHIM_LTOIR))
+    else:  # another process built it while this one waited for the lock
+        run_entry(module, entry)
 
 
 def run_entry(module: types.ModuleType, entry: Entry) -> None:
-    """Run the cached bindings as ``module`` and make kernels link the cached LTO-IR."""
-    _execute(module, entry.read(BINDINGS).decode(), entry.path / BINDINGS)
+    """Run the entry's code object as ``module`` (no compiling) and make kernels link the
+    cached LTO-IR."""
+    assert entry.path is not None
+    filename = str(entry.path / BINDINGS)
+    execute(module, code_from_pyc(entry.read(BINDINGS_CODE), filename), filename)
     attach_ltoir(module, entry.read(SHIM_LTOIR))
 
 
@@ -148,10 +153,17 @@ def attach_ltoir(module: types.ModuleType, ltoir: bytes) -> None:
     )
 
 
-def _execute(module: types.ModuleType, source: str, filename: Path) -> None:
-    module.__file__ = str(filename)
-    code = compile(source, str(filename), "exec")
-    exec(code, module.__dict__)
+def _use_parser_dir(root: Path | None) -> None:
+    """Keep the parser's preludes under the cache root (None: in a private temp dir)."""
+    from ast_canopy import cache as parser_cache
+
+    directory = None
+    if root is not None:
+        try:
+            directory = ensure_private_dir(root / PARSER_DIR)
+        except OSError:
+            directory = None  # the root just proved writable; a race with clear --all
+    parser_cache.use_directory(directory)
 
 
 def _progress(message: str) -> None:

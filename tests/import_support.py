@@ -23,22 +23,46 @@ def run_python(
     code: str, project: Path, cache: Path, **env: str
 ) -> subprocess.CompletedProcess[str]:
     """Run ``code`` in a fresh interpreter inside ``project`` with the cache at ``cache``."""
-    environment = {**os.environ, "NUMBAST_CACHE_DIR": str(cache), "PYTHONPATH": str(TESTS)}
-    for variable in ("NUMBAST_IMPORT_QUIET", "NUMBAST_IMPORT_ARCH"):
-        environment.pop(variable, None)
-    environment.update(env)
     return subprocess.run(
         [sys.executable, "-c", code],
         cwd=project,
-        env=environment,
+        env=clean_env(cache, **env),
         capture_output=True,
         text=True,
         timeout=300,
     )
 
 
+def cli(project: Path, cache: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``numbast-cache ARGS`` in a fresh process inside ``project``."""
+    return subprocess.run(
+        [sys.executable, "-m", "numbast_import.cli", *args],
+        cwd=project,
+        env=clean_env(cache, **env),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def clean_env(cache: Path, **env: str) -> dict[str, str]:
+    """The environment with the cache at ``cache`` and no import-system settings of the
+    caller's (they would change what is being tested)."""
+    environment = {**os.environ, "NUMBAST_CACHE_DIR": str(cache), "PYTHONPATH": str(TESTS)}
+    for variable in (
+        "NUMBAST_IMPORT_QUIET",
+        "NUMBAST_IMPORT_ARCH",
+        "NUMBAST_IMPORT_CONFIG",
+        "NUMBAST_CACHE_PATH",
+        "AST_CANOPY_CACHE_DIR",
+    ):
+        environment.pop(variable, None)
+    environment.update(env)
+    return environment
+
+
 def entries(cache: Path) -> list[Path]:
-    return sorted(p for p in cache.glob("[0-9a-f][0-9a-f]/*") if p.is_dir())
+    return sorted(p for p in cache.glob("[0-9a-f][0-9a-f]/*") if p.is_dir() and len(p.name) == 64)
 
 
 IMPORT_VEC = "import cuda_headers.vec as vec; print(vec.__file__)"

@@ -1,6 +1,8 @@
-"""[tool.numbast-import] in the user's pyproject.toml: lookup, the short and table forms, and
-errors that name the file, the key and the fix; the finder's answer for unmapped names; the arch
-and cache-root rules. All in-process and quick: nothing here parses a header."""
+"""[tool.numbast-import] in the user's pyproject.toml: which file (NUMBAST_IMPORT_CONFIG, the
+walk up to the first file with the table), the short and table forms, register(), errors that
+name the file, the user's kebab-case key and the fix (found when the table is read; one bad
+mapping leaves the others importable), and the arch and cache-root rules. In-process and
+quick: nothing here parses a header."""
 
 from __future__ import annotations
 
@@ -15,20 +17,35 @@ from pathlib import Path
 import pytest
 from import_support import make_project
 
+from numbast_import import arch as arch_module
 from numbast_import.arch import ArchUnknownError, resolve_arch
-from numbast_import.cache.root import CacheSafetyError, cache_root, check_safe
+from numbast_import.cache.root import CacheSafetyError, cache_layers, cache_root, check_safe
 from numbast_import.cache.store import CacheStore
-from numbast_import.config import (
-    ImportConfigError,
-    find_pyproject,
-    load_project_config,
-)
+from numbast_import.config import ImportConfigError, find_pyproject, load_project_config
+from numbast_import.errors import HeaderImportError
+from numbast_import.loader import FailedHeaderLoader
+from numbast_import.registry import register, registered, unregister
+
+HEAD = '[tool.numbast-import]\narch = "sm_90"\n[tool.numbast-import.headers]\n'
+
+
+@pytest.fixture(autouse=True)
+def no_outside_settings(monkeypatch, tmp_path):
+    for variable in ("NUMBAST_IMPORT_CONFIG", "NUMBAST_IMPORT_ARCH", "NUMBAST_CACHE_PATH"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def write_pyproject(project: Path, body: str) -> Path:
     path = project / "pyproject.toml"
     path.write_text(textwrap.dedent(body))
     return path
+
+
+def import_error(name: str) -> HeaderImportError:
+    with pytest.raises(HeaderImportError) as caught:
+        importlib.import_module(name)
+    return caught.value
 
 
 def test_the_pyproject_is_found_from_a_subdirectory(tmp_path, monkeypatch):
@@ -40,6 +57,37 @@ def test_the_pyproject_is_found_from_a_subdirectory(tmp_path, monkeypatch):
     mapping = config.headers["vec"]
     assert mapping.header == str(project / "include" / "vec.cuh")
     assert "[tool.numbast-import.headers] vec" in mapping.source
+
+
+def test_a_nested_pyproject_without_the_table_is_skipped(tmp_path, monkeypatch):
+    project = make_project(tmp_path)
+    nested = project / "sub"
+    nested.mkdir()
+    write_pyproject(nested, '[project]\nname = "sub"\n[tool.ruff]\nline-length = 90\n')
+    monkeypatch.chdir(nested)
+    assert find_pyproject() == project / "pyproject.toml"
+    assert set(load_project_config().headers) == {"vec"}
+    spec = importlib.util.find_spec("cuda_headers.vec")
+    assert spec.origin == str(project / "include" / "vec.cuh")
+
+
+def test_numbast_import_config_names_the_pyproject(tmp_path, monkeypatch):
+    project = make_project(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert load_project_config().pyproject is None
+    monkeypatch.setenv("NUMBAST_IMPORT_CONFIG", str(project / "pyproject.toml"))
+    assert set(load_project_config().headers) == {"vec"}
+    spec = importlib.util.find_spec("cuda_headers.vec")
+    assert spec.origin == str(project / "include" / "vec.cuh")
+    monkeypatch.setenv("NUMBAST_IMPORT_CONFIG", str(project))  # its directory works too
+    assert set(load_project_config().headers) == {"vec"}
+
+    monkeypatch.setenv("NUMBAST_IMPORT_CONFIG", str(tmp_path / "nope.toml"))
+    error = import_error("cuda_headers.vec")
+    assert isinstance(error, ImportConfigError)
+    assert "NUMBAST_IMPORT_CONFIG=" in str(error) and "nope.toml" in str(error)
 
 
 def test_the_table_form_maps_onto_the_static_config(tmp_path):
@@ -62,9 +110,11 @@ def test_the_table_form_maps_onto_the_static_config(tmp_path):
         data-models = { Vec2 = "StructModel" }
         function-prefix-removal = ["geom_"]
         use-separate-registry = true
+        bypass-parse-error = true
         """,
     )
     project_config = load_project_config(path)
+    assert project_config.broken == {}
     assert project_config.cache_dir == str(project / ".cache")
     config = project_config.headers["geometry"].static_config("sm_90")
     include = project / "include"
@@ -76,98 +126,209 @@ def test_the_table_form_maps_onto_the_static_config(tmp_path):
     assert config.clang_include_paths == (str(include),)
     assert config.types == {"Vec2": "Number"} and config.data_models == {"Vec2": "StructModel"}
     assert config.function_prefix_removal == ("geom_",) and config.use_separate_registry
+    assert config.bypass_parse_error is True
 
 
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
         ('[tool.numbast-import]\narchh = "sm_90"\n', "unknown key 'archh'"),
-        (
-            '[tool.numbast-import.headers.vec]\nheader = "include/vec.cuh"\nexclude = []\n',
-            "unknown key 'exclude'",
-        ),
         ('[tool.numbast-import]\narch = "90"\n', 'arch = "sm_90"'),
-        ('[tool.numbast-import.headers]\n"my-lib" = "include/vec.cuh"\n', "not a Python module"),
-        ('[tool.numbast-import.headers.vec]\nretain = ["x.h"]\n', "give the header"),
+        ('[tool.numbast-import]\ninclude-dirs = "include"\n', 'include-dirs = ["include"]'),
+        ('[tool.numbast-import]\ninclude-dirs = ["nowhere"]\n', "'nowhere' does not exist"),
     ],
 )
-def test_bad_settings_name_the_file_the_key_and_the_fix(tmp_path, body, expected):
+def test_bad_project_settings_name_the_file_the_key_and_the_fix(tmp_path, body, expected):
     path = write_pyproject(make_project(tmp_path), body)
     with pytest.raises(ImportConfigError) as caught:
         load_project_config(path)
     message = str(caught.value)
     assert str(path) in message and expected in message
+    assert message.count("\n") == 0, "one problem, one line (not one per character)"
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ('bad = { header = "include/vec.cuh", exclude = [] }', "unknown key 'exclude'"),
+        (
+            'bad = { header = "include/vec.cuh", exclude_functions = [] }',
+            "did you mean 'exclude-functions'",
+        ),
+        ('bad = { retain = ["include/scale.h"] }', 'give the header to bind, header = "'),
+        ('bad = { header = "include/vec.cuh", defines = "FAST" }', 'defines = ["FAST=1"'),
+        ('bad = { header = "include/vec.cuh", defines = ["1X"] }', "defines[0] = '1X' is not"),
+        ('bad = { header = "include/vec.cuh", retain = ["gone.h"] }', "retain[0]: file 'gone.h'"),
+        ('bad = { header = "include/vec.cuh", sha256 = "abc" }', "sha256 = 'abc'"),
+        ('bad = { header = "include/vec.cuh", types = { V = 3 } }', "types.V = 3"),
+        ('bad = { header = "include/vec.cuh", bypass-parse-error = "yes" }', "= true"),
+        ('bad = { header = "missing.cuh" }', "header: file 'missing.cuh' does not exist"),
+        (
+            'bad = { header = "include/vec.cuh", cooperative-launch-required-functions-regex '
+            '= ["("] }',
+            "is not a regular expression",
+        ),
+        (
+            'bad = { header = "include/vec.cuh", function-argument-intents = '
+            '{ f = { x = "sideways" } } }',
+            "function-argument-intents.f.x = 'sideways' is not an intent",
+        ),
+    ],
+)
+def test_a_bad_mapping_fails_its_own_import_only(tmp_path, monkeypatch, entry, expected):
+    project = make_project(tmp_path)
+    path = write_pyproject(project, HEAD + 'vec = "include/vec.cuh"\n' + entry + "\n")
+    config = load_project_config(path)  # reading the table raises nothing...
+    assert set(config.headers) == {"vec"}
+    message = config.broken["bad"]  # ...but knows the problem already
+    assert str(path) in message and "bad" in message and expected in message
+    assert "Predefined Macros" not in message and "File List" not in message
+
+    monkeypatch.chdir(project)
+    spec = importlib.util.find_spec("cuda_headers.bad")
+    assert isinstance(spec.loader, FailedHeaderLoader)
+    error = import_error("cuda_headers.bad")
+    assert isinstance(error, ImportConfigError) and expected in str(error)
+    assert importlib.util.find_spec("cuda_headers.vec").origin.endswith("vec.cuh")
+
+
+def test_every_problem_of_a_mapping_is_listed_at_once(tmp_path):
+    path = write_pyproject(
+        make_project(tmp_path),
+        HEAD + 'bad = { header = "include/vec.cuh", defines = "X", include-dirs = "inc" }\n',
+    )
+    message = load_project_config(path).broken["bad"]
+    assert "has 2 problems" in message
+    assert 'defines = ["FAST=1"' in message and 'include-dirs = ["include"]' in message
+
+
+def test_static_config_problems_are_reported_in_kebab_case():
+    from numbast_import.mapping import kebab_problems
+
+    translated = kebab_problems(
+        [
+            "Predefined Macros[0]: does not match",
+            "Exclude.Function[1]: not a string",
+            "Entry Point: file 'x' does not exist",
+            "File List[2]: gone",
+        ]
+    )
+    assert translated == [
+        "defines[0]: does not match",
+        "exclude-functions[1]: not a string",
+        "header: file 'x' does not exist",
+        "retain[2]: gone",
+    ]
+
+
+def test_register_maps_a_header_in_code(tmp_path, monkeypatch):
+    project = make_project(tmp_path)
+    monkeypatch.chdir(project / "include")
+    try:
+        register("mine", "vec.cuh", retain=["scale.h"], exclude_functions=["dot"])
+        mapping = registered("mine")
+        assert mapping.header == str(project / "include" / "vec.cuh")
+        assert mapping.options["Exclude"] == {"Function": ["dot"]}
+        assert mapping.options["File List"] == ["vec.cuh", "scale.h"]
+        assert "numbast_import.register('mine', ...) at" in mapping.source
+        assert __file__ in mapping.source
+        spec = importlib.util.find_spec("cuda_headers.mine")
+        assert spec.origin == str(project / "include" / "vec.cuh")
+        config = mapping.static_config("sm_90")
+        assert config.exclude_functions == ("dot",)
+    finally:
+        unregister("mine")
+    with pytest.raises(ImportConfigError, match=r"register\('oops', \.\.\.\).*defines = \["):
+        register("oops", "vec.cuh", defines="FAST")
+    with pytest.raises(ImportConfigError, match="header: file 'nope.cuh' does not exist"):
+        register("oops", "nope.cuh")
+    assert registered("oops") is None
 
 
 def test_a_sha256_pin_must_match_the_header(tmp_path, monkeypatch):
     project = make_project(tmp_path)
     header = project / "include" / "vec.cuh"
     good = hashlib.sha256(header.read_bytes()).hexdigest()
-    body = '[tool.numbast-import]\narch = "sm_90"\n[tool.numbast-import.headers]\n'
-    write_pyproject(project, body + f'vec = {{ header = "include/vec.cuh", sha256 = "{good}" }}\n')
+    write_pyproject(project, HEAD + f'vec = {{ header = "include/vec.cuh", sha256 = "{good}" }}\n')
     load_project_config(project / "pyproject.toml").headers["vec"].check_pin()
 
     bad = "0" * 64
-    write_pyproject(project, body + f'vec = {{ header = "include/vec.cuh", sha256 = "{bad}" }}\n')
+    write_pyproject(project, HEAD + f'vec = {{ header = "include/vec.cuh", sha256 = "{bad}" }}\n')
     monkeypatch.chdir(project)
-    monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "cache"))
-    with pytest.raises(ImportConfigError) as caught:
-        importlib.import_module("cuda_headers.vec")
-    message = str(caught.value)
-    assert str(header) in message and good in message and "sha256 pin" in message
+    error = import_error("cuda_headers.vec")
+    assert isinstance(error, ImportConfigError)
+    assert str(header) in str(error) and good in str(error) and "sha256 pin" in str(error)
 
 
-def test_a_missing_header_is_an_error_naming_the_mapping(tmp_path, monkeypatch):
+def test_a_header_removed_after_the_table_was_read_is_an_error_naming_the_mapping(
+    tmp_path, monkeypatch
+):
+    from numbast_import.loader import load_into
+
     project = make_project(tmp_path)
+    mapping = load_project_config(project / "pyproject.toml").headers["vec"]
     (project / "include" / "vec.cuh").unlink()
-    monkeypatch.chdir(project)
-    monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "cache"))
     with pytest.raises(ImportConfigError, match=r"vec.cuh does not exist; fix the path in .*vec"):
-        importlib.import_module("cuda_headers.vec")
+        load_into(type(os)("cuda_headers.vec"), mapping)
 
 
 def test_an_unmapped_module_lists_the_mapped_names(tmp_path, monkeypatch):
     project = make_project(tmp_path)
     monkeypatch.chdir(project)
-    with pytest.raises(ModuleNotFoundError) as caught:
-        importlib.util.find_spec("cuda_headers.nope")
-    message = str(caught.value)
+    error = import_error("cuda_headers.nope")
+    assert isinstance(error, ModuleNotFoundError)
+    message = str(error)
     assert "cuda_headers.nope" in message and "maps vec" in message
-    assert str(project / "pyproject.toml") in message
+    assert str(project / "pyproject.toml") in message and "numbast_import.register" in message
     with pytest.raises(ModuleNotFoundError, match="cubf16, cufp16, cufp8"):
-        importlib.util.find_spec("numbast.headers.nope")
+        importlib.import_module("numbast.headers.nope")
+    with pytest.raises(ModuleNotFoundError, match="maps vec"):  # not replaced by importlib's
+        exec("from cuda_headers import nope", {})
 
 
 def test_find_spec_does_no_work(tmp_path, monkeypatch):
     project = make_project(tmp_path)
     monkeypatch.chdir(project)
-    monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "cache"))
     spec = importlib.util.find_spec("cuda_headers.vec")
     assert spec is not None and spec.origin == str(project / "include" / "vec.cuh")
     assert not (tmp_path / "cache").exists()
 
 
-def test_the_arch_pin_wins_and_no_gpu_asks_for_one(monkeypatch):
-    monkeypatch.delenv("NUMBAST_IMPORT_ARCH", raising=False)
-    assert resolve_arch("sm_80", "cuda_headers.x", "pyproject.toml") == "sm_80"
-    from conftest import cuda_device_available
-
-    if cuda_device_available():
-        assert resolve_arch(None, "cuda_headers.x", "p").startswith("sm_")
-        return
-    with pytest.raises(ArchUnknownError, match='arch = "sm_90"'):
-        resolve_arch(None, "cuda_headers.x", "pyproject.toml")
-
-
-def test_the_arch_environment_variable_overrides_the_pin(monkeypatch):
+def test_the_current_gpu_wins_over_the_pin(monkeypatch):
+    monkeypatch.setattr(arch_module, "current_gpu_arch", lambda: ("sm_80", ""))
+    assert resolve_arch("sm_90", "cuda_headers.x", "pyproject.toml") == "sm_80"
+    assert resolve_arch(None, "cuda_headers.x", "pyproject.toml") == "sm_80"
     monkeypatch.setenv("NUMBAST_IMPORT_ARCH", "sm_100")
-    assert resolve_arch("sm_80", "cuda_headers.x", "pyproject.toml") == "sm_100"
+    assert resolve_arch("sm_90", "cuda_headers.x", "pyproject.toml") == "sm_100"
+
+
+def test_without_a_gpu_the_pin_applies_and_without_one_the_error_says_how_to_pin(monkeypatch):
+    monkeypatch.setattr(arch_module, "current_gpu_arch", lambda: (None, "no driver"))
+    assert resolve_arch("sm_90", "cuda_headers.x", "pyproject.toml") == "sm_90"
+    with pytest.raises(ArchUnknownError) as caught:
+        resolve_arch(None, "cuda_headers.x", "/p/pyproject.toml [tool.numbast-import.headers] x")
+    message = str(caught.value)
+    assert 'arch = "sm_90"' in message and "NUMBAST_IMPORT_ARCH=sm_90" in message
+    assert "no driver" in message and isinstance(caught.value, ImportError)
+
+
+def test_the_arch_environment_variable_must_be_an_arch(monkeypatch):
     monkeypatch.setenv("NUMBAST_IMPORT_ARCH", "90")
     with pytest.raises(ArchUnknownError, match="NUMBAST_IMPORT_ARCH='90' is not an arch"):
         resolve_arch("sm_80", "cuda_headers.x", "pyproject.toml")
 
 
-def test_cache_root_order(tmp_path, monkeypatch):
+def test_the_device_query_answers_without_a_device():
+    arch, why_not = arch_module.current_gpu_arch()
+    from conftest import cuda_device_available
+
+    if cuda_device_available():
+        assert arch is not None and arch.startswith("sm_") and why_not == ""
+    else:
+        assert arch is None and why_not
+
+
+def test_cache_root_order_and_layers(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "env"))
     assert cache_root(str(tmp_path / "configured")) == tmp_path / "env"
     monkeypatch.delenv("NUMBAST_CACHE_DIR")
@@ -175,35 +336,63 @@ def test_cache_root_order(tmp_path, monkeypatch):
     assert cache_root(None).name == "numbast-import"
     with pytest.raises(CacheSafetyError, match="site-packages"):
         cache_root(str(tmp_path / "lib" / "site-packages" / "c"))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    layers = os.pathsep.join(str(tmp_path / n) for n in ("a", "missing", "b", "a", "w"))
+    monkeypatch.setenv("NUMBAST_CACHE_PATH", layers)
+    assert cache_layers(tmp_path / "w") == [tmp_path / "a", tmp_path / "b"]
+
+
+def test_the_parser_cache_is_inside_the_cache_root(monkeypatch, tmp_path):
+    import platformdirs
+
+    from ast_canopy import cache as parser_cache
+
+    monkeypatch.setattr(parser_cache, "_chosen", None)
+    monkeypatch.delenv("AST_CANOPY_CACHE_DIR", raising=False)
+    monkeypatch.delenv("NUMBAST_CACHE_DIR")
+    expected = Path(platformdirs.user_cache_dir("numbast-import"))
+    assert parser_cache.user_cache_root() == expected == cache_root(None)
+    monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "root"))
+    assert parser_cache.persistent_cache_dir() == tmp_path / "root" / "parser"
+    parser_cache.use_directory(tmp_path / "chosen")
+    assert parser_cache.persistent_cache_dir() == tmp_path / "chosen"
+    assert parser_cache.is_parser_file(tmp_path / "chosen" / "stub-include" / "x.h")
+    assert not parser_cache.is_parser_file(tmp_path / "root" / "x.h")
+    parser_cache.use_directory(None)
+    assert parser_cache.persistent_cache_dir() is None
 
 
 def test_unsafe_cache_directories_are_refused(tmp_path, monkeypatch):
     root = tmp_path / "cache"
+    root.mkdir(mode=0o700)
     CacheStore(root)
-    assert root.stat().st_mode & 0o777 == 0o700
     root.chmod(0o777)
     with pytest.raises(CacheSafetyError, match="writable by others.*chmod go-w"):
         CacheStore(root)
     root.chmod(0o700)
-    monkeypatch.setattr(os, "getuid", lambda: os.stat(root).st_uid + 1)
+    real_uid = os.stat(root).st_uid
+    monkeypatch.setattr(os, "getuid", lambda: real_uid + 1)
     with pytest.raises(CacheSafetyError, match="belongs to uid"):
         check_safe(root)
+    if real_uid == 0:  # a layer owned by root (an image's /opt/...) is fine
+        check_safe(root, shared=True)
 
 
 def test_a_builder_waiting_for_the_lock_names_its_holder(tmp_path, monkeypatch):
-    from filelock import FileLock
+    from numbast_import.cache.lock import BuildLock
+    from numbast_import.errors import CacheLockTimeout
 
-    from numbast_import.cache.store import CacheLockTimeout, _BuildLock
-
-    lock_path = tmp_path / "abc.lock"
-    with _BuildLock(lock_path):
+    shard = tmp_path / "ab"
+    shard.mkdir()
+    with BuildLock(shard, "cuda_headers.vec (abcdef)"):
         # Another thread with its own lock object contends as another process would.
         monkeypatch.setenv("NUMBAST_IMPORT_LOCK_TIMEOUT", "0.3")
         errors = []
 
         def wait() -> None:
             try:
-                with _BuildLock(lock_path):
+                with BuildLock(shard):
                     pass
             except CacheLockTimeout as exc:
                 errors.append(str(exc))
@@ -212,9 +401,10 @@ def test_a_builder_waiting_for_the_lock_names_its_holder(tmp_path, monkeypatch):
         waiter.start()
         waiter.join()
     assert errors, "the second builder should have timed out"
-    assert f"pid {os.getpid()}" in errors[0] and str(lock_path) in errors[0]
-    assert "NUMBAST_IMPORT_LOCK_TIMEOUT" in errors[0]
-    after = FileLock(str(lock_path))
-    after.acquire(timeout=1)  # released when the holder left its with block
-    after.release()
-    assert not lock_path.with_suffix(".owner").exists()
+    assert f"pid {os.getpid()}" in errors[0] and "cuda_headers.vec (abcdef)" in errors[0]
+    assert str(shard / ".lock") in errors[0] and "NUMBAST_IMPORT_LOCK_TIMEOUT" in errors[0]
+    again = BuildLock(shard, timeout=0)
+    assert again.try_acquire()  # released when the holder left its with block
+    again.release()
+    assert not (shard / ".lock.owner").exists()
+    assert [p.name for p in shard.iterdir()] == [".lock"]  # one reusable file per shard

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 # Bump when the entry layout or the manifest's meaning changes: old entries then miss.
-FORMAT_VERSION = 1
+# 2: bindings.pyc (the module's code object) joined the artifacts.
+FORMAT_VERSION = 2
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -54,7 +55,11 @@ def generator_fingerprint() -> str:
 
 
 def lookup_components(
-    module: str, header: str, options: Mapping[str, Any], arch: str
+    module: str,
+    header: str,
+    options: Mapping[str, Any],
+    arch: str,
+    bypass_parse_error: bool = False,
 ) -> dict[str, Any]:
     """Every key component known before parsing. ``options`` is the static-config mapping
     (absolute paths) without its GPU Arch."""
@@ -68,6 +73,7 @@ def lookup_components(
         "header": os.path.realpath(header),
         "header_sha256": file_sha256(header),
         "options": json.loads(json.dumps(dict(options), sort_keys=True)),
+        "bypass_parse_error": bypass_parse_error,
         "arch": arch,
         "cuda_toolkit": f"{major}.{minor}",
         "numbast_import": numbast_import.__version__,

@@ -1,7 +1,13 @@
 """Where the cache lives, and the ownership rules that make executing its files safe.
 
+One writable root holds everything cached (header entries, the parser's preludes under
+``parser/``, compiled ``SourceModule`` objects under ``rtc/``). ``NUMBAST_CACHE_PATH`` lists
+more roots, searched read-only before it, so an image or a shared filesystem can carry entries
+built once.
+
 Cached files are Python code and compiled device code that get executed, so a directory anyone
-else can write to is refused: another user could plant code that runs as you.
+else can write to is refused: another user could plant code that runs as you. Read-only layers
+may also belong to root (an image's /opt/...), which cannot be another user's trap.
 """
 
 from __future__ import annotations
@@ -11,13 +17,23 @@ import os
 import stat
 from pathlib import Path
 
+from numbast_import.errors import CacheSafetyError
+
 logger = logging.getLogger(__name__)
 
 ENV_VAR = "NUMBAST_CACHE_DIR"
+LAYERS_ENV = "NUMBAST_CACHE_PATH"
+PARSER_DIR = "parser"
 
-
-class CacheSafetyError(PermissionError):
-    """A cache directory or file that another user owns or could write to."""
+__all__ = [
+    "ENV_VAR",
+    "LAYERS_ENV",
+    "CacheSafetyError",
+    "cache_layers",
+    "cache_root",
+    "check_safe",
+    "ensure_private_dir",
+]
 
 
 def cache_root(configured: str | None = None) -> Path:
@@ -44,26 +60,45 @@ def cache_root(configured: str | None = None) -> Path:
     return root
 
 
+def cache_layers(writable: Path | None = None) -> list[Path]:
+    """The read-only roots of ``NUMBAST_CACHE_PATH`` (os.pathsep-separated), in order; ones
+    that do not exist, and the writable root itself, are left out."""
+    layers: list[Path] = []
+    for part in os.environ.get(LAYERS_ENV, "").split(os.pathsep):
+        if not part.strip():
+            continue
+        layer = Path(part.strip()).expanduser().resolve()
+        if layer == writable or layer in layers:
+            continue
+        if not layer.is_dir():
+            logger.debug("%s: %s does not exist; skipped", LAYERS_ENV, layer)
+            continue
+        layers.append(layer)
+    return layers
+
+
 def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) with mode 0o700, then check it is safe to use."""
+    """Create ``path`` (and parents) with mode 0o700, then check it is safe to use. Raises
+    OSError when it cannot be created."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     check_safe(path)
     return path
 
 
-def check_safe(path: Path) -> None:
+def check_safe(path: Path, shared: bool = False) -> None:
     """Raise CacheSafetyError when ``path`` is owned by another user or is group- or
-    world-writable. Symlinks are judged by what they point to, which is what gets read."""
+    world-writable. ``shared`` (read-only layers) also accepts files owned by root. Symlinks
+    are judged by what they point to, which is what gets read."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
         return
     what = "directory" if stat.S_ISDIR(info.st_mode) else "file"
-    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+    if hasattr(os, "getuid") and info.st_uid not in ({os.getuid(), 0} if shared else {os.getuid()}):
+        fix = f"remove it from {LAYERS_ENV}" if shared else f"set {ENV_VAR} to a directory of yours"
         raise CacheSafetyError(
             f"numbast-import cache {what} {path} belongs to uid {info.st_uid}, not to you (uid "
-            f"{os.getuid()}); its code would run as you. Remove it, or set {ENV_VAR} to a "
-            "directory of your own"
+            f"{os.getuid()}); its code would run as you. Remove it, or {fix}"
         )
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise CacheSafetyError(

@@ -1,15 +1,18 @@
-"""Reading and writing cache entries.
+"""Reading and writing header entries (layout: ``numbast_import.cache.manifest``).
 
-An entry is ``<root>/<2 hex>/<digest>/`` holding ``bindings.py``, ``shim.cu``, ``shim.ltoir``
-and ``manifest.json``. The manifest is written last and carries the sha256 of every artifact, so
-an entry without a valid manifest, or whose files do not hash to it, is partial or corrupt: a
-miss with a warning. Builders work in a private temporary directory of the same root and move
-it into place with ``os.replace``; readers take no lock and so never wait on a builder.
+Lookups search the read-only layers of ``NUMBAST_CACHE_PATH`` first, then the writable root;
+they take no lock and write nothing but, at most hourly, the entry's modification time (its
+"last used" for ``numbast-cache prune``). Builders take their shard's lock, look again, build
+in a private staging directory of the shard and move it into place with ``os.replace``.
+
+The writable root is created on the first build, not before: a process served entirely by a
+layer writes nothing. When it cannot be created or written (a read-only filesystem, no
+permission), the build happens in memory, with one warning per process and root.
 """
 
 from __future__ import annotations
 
-import hashlib
+import errno
 import json
 import logging
 import os
@@ -23,29 +26,33 @@ from pathlib import Path
 from typing import Any
 
 from numbast_import.cache.key import component_differences, included_file_differences
+from numbast_import.cache.lock import STAGING_PREFIX, TRASH_PREFIX, BuildLock
+from numbast_import.cache.manifest import KIND, MANIFEST, read_entry, sha256
 from numbast_import.cache.root import check_safe, ensure_private_dir
 
 logger = logging.getLogger(__name__)
 
-BINDINGS = "bindings.py"
-SHIM_SOURCE = "shim.cu"
-SHIM_LTOIR = "shim.ltoir"
-MANIFEST = "manifest.json"
-ARTIFACTS = (BINDINGS, SHIM_SOURCE, SHIM_LTOIR)
-LOCK_TIMEOUT_ENV = "NUMBAST_IMPORT_LOCK_TIMEOUT"
-DEFAULT_LOCK_TIMEOUT_S = 600.0
+_TOUCH_INTERVAL_S = 3600.0
+# What a filesystem says when the cache cannot be written: build in memory then.
+_CANNOT_WRITE = (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT)
+_warned: set[str] = set()
 
 
-class CacheLockTimeout(TimeoutError):
-    """Another process held a build lock for longer than the timeout."""
+def warn_once(key: str, message: str, *args: object) -> None:
+    """``logger.warning`` unless the same ``key`` was warned about in this process."""
+    if key in _warned:
+        return
+    _warned.add(key)
+    logger.warning(message, *args)
 
 
 @dataclass(frozen=True)
 class Entry:
     """A complete, verified cache entry, with the artifacts' bytes as they were verified (read
-    once: a builder replacing the entry afterwards cannot pull files from under the reader)."""
+    once: a builder replacing the entry afterwards cannot pull files from under the reader).
+    ``path`` is None for an entry built in memory (the root could not be written)."""
 
-    path: Path
+    path: Path | None
     manifest: dict[str, Any]
     artifacts: Mapping[str, bytes]
 
@@ -62,27 +69,46 @@ class BuildOutput:
     notes: Mapping[str, Any] = field(default_factory=dict)  # recorded in the manifest as is
 
 
-class CacheStore:
-    def __init__(self, root: Path) -> None:
-        self.root = ensure_private_dir(root)
+# A builder gets the directory its entry will have (None: built in memory), so that what it
+# makes can name its final place (the bytecode records its file name).
+Builder = Callable[[Path | None], BuildOutput]
 
-    def entry_dir(self, digest: str) -> Path:
-        return self.root / digest[:2] / digest
+
+class CacheStore:
+    def __init__(self, root: Path, layers: list[Path] | tuple[Path, ...] = ()) -> None:
+        self.root = root
+        self.layers = tuple(layers)
+        if root.exists():
+            check_safe(root)
+
+    def entry_dir(self, digest: str, root: Path | None = None) -> Path:
+        return (root or self.root) / digest[:2] / digest
 
     def lookup(self, digest: str, components: Mapping[str, Any]) -> Entry | None:
-        """The entry for ``digest`` if it is complete, intact and current, else None (with a
-        warning when it was damaged, and an info line when its inputs changed)."""
-        path = self.entry_dir(digest)
+        """The first complete, intact and current entry for ``digest`` in the layers, then the
+        root; else None. A damaged entry warns (once); an out-of-date one logs why."""
+        for root in (*self.layers, self.root):
+            found = self._lookup_in(root, digest, components, shared=root != self.root)
+            if found is not None:
+                return found
+        return None
+
+    def _lookup_in(
+        self, root: Path, digest: str, components: Mapping[str, Any], shared: bool
+    ) -> Entry | None:
+        path = self.entry_dir(digest, root)
         if not path.is_dir():
             return None
-        check_safe(path.parent)
-        check_safe(path)
+        for directory in (root, path.parent, path):
+            check_safe(directory, shared=shared)
         manifest, artifacts, problems = read_entry(path)
-        if problems or manifest is None:
-            logger.warning(
-                "numbast-import: ignoring damaged cache entry %s (%s); it will be rebuilt",
+        if manifest is None:
+            warn_once(
+                f"damaged:{path}",
+                "numbast-import: ignoring damaged cache entry %s (%s)%s",
                 path,
                 "; ".join(problems),
+                "" if shared else "; it will be rebuilt",
             )
             return None
         stale = component_differences(manifest["key"], components)
@@ -90,151 +116,122 @@ class CacheStore:
         if stale:
             logger.info("numbast-import: cache entry %s is out of date: %s", path, "; ".join(stale))
             return None
+        if not shared:
+            _mark_used(path)
         return Entry(path, manifest, artifacts)
 
     def build(
-        self,
-        digest: str,
-        components: Mapping[str, Any],
-        builder: Callable[[], BuildOutput],
+        self, digest: str, components: Mapping[str, Any], builder: Builder, what: str = ""
     ) -> Entry:
-        """Build the entry under the per-key lock, unless another process built it meanwhile."""
-        shard = ensure_private_dir(self.root / digest[:2])
-        with _BuildLock(shard / f"{digest}.lock"):
-            found = self.lookup(digest, components)
+        """Build the entry under its shard's lock, unless another process built it meanwhile.
+        When the root cannot be written, build in memory (one warning) instead."""
+        try:
+            ensure_private_dir(self.root)  # mode 0o700: mkdir(parents=True) would not give it
+            shard = ensure_private_dir(self.root / digest[:2])
+        except OSError as exc:
+            return self._build_in_memory(components, builder, exc)
+        with BuildLock(shard, what or digest) as lock:
+            found = self._lookup_in(self.root, digest, components, shared=False)
             if found is not None:
                 return found
-            output = builder()
-            manifest = {
-                "format": components["format"],
-                "key": dict(components),
-                "included_files": dict(output.included_files),
-                "artifacts": {name: _sha256(data) for name, data in output.artifacts.items()},
-                "created": time.time(),
-                "built_by": {"pid": os.getpid(), "host": socket.gethostname()},
-                **output.notes,
-            }
-            staging = Path(tempfile.mkdtemp(prefix=f".build-{digest[:12]}-", dir=self.root))
+            lock.remove_leftovers()
+            target = self.entry_dir(digest)
             try:
-                for name, data in output.artifacts.items():
-                    (staging / name).write_bytes(data)
-                # Written last: an entry without it is recognizably incomplete.
-                (staging / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
-                self._move_into_place(staging, self.entry_dir(digest))
-            finally:
-                if staging.exists():
-                    shutil.rmtree(staging, ignore_errors=True)
-            logger.info("numbast-import: cached %s", self.entry_dir(digest))
-            return Entry(self.entry_dir(digest), manifest, dict(output.artifacts))
-
-    def _move_into_place(self, staging: Path, target: Path) -> None:
-        # A stale or damaged entry is moved aside first: os.replace cannot overwrite a
-        # non-empty directory. Readers of the old one see files vanish, which is a miss.
-        if target.exists():
-            trash = Path(tempfile.mkdtemp(prefix=".old-", dir=self.root))
-            os.replace(target, trash / target.name)
-            shutil.rmtree(trash, ignore_errors=True)
-        os.replace(staging, target)
-
-    def entries(self) -> Iterator[Path]:
-        """Every entry directory, complete or not."""
-        for shard in sorted(self.root.glob("[0-9a-f][0-9a-f]")):
-            for path in sorted(shard.iterdir()):
-                if path.is_dir():
-                    yield path
-
-    def remove(self, path: Path) -> None:
-        trash = Path(tempfile.mkdtemp(prefix=".old-", dir=self.root))
-        os.replace(path, trash / path.name)
-        shutil.rmtree(trash)
-
-
-def read_manifest(path: Path) -> dict[str, Any] | None:
-    try:
-        manifest = json.loads((path / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return None
-    return manifest if isinstance(manifest, dict) else None
-
-
-def entry_problems(path: Path) -> list[str]:
-    """Why the entry at ``path`` is not intact (empty when it is)."""
-    return read_entry(path)[2]
-
-
-def read_entry(path: Path) -> tuple[dict[str, Any] | None, dict[str, bytes], list[str]]:
-    """The manifest, the artifacts, and why the entry is not intact (empty when it is)."""
-    manifest = read_manifest(path)
-    if manifest is None:
-        return None, {}, [f"{MANIFEST} missing or unreadable (a partial entry)"]
-    missing = [k for k in ("key", "included_files", "artifacts") if k not in manifest]
-    if missing:
-        return None, {}, [f"{MANIFEST} lacks {', '.join(missing)}"]
-    artifacts: dict[str, bytes] = {}
-    problems = []
-    for name in ARTIFACTS:
-        try:
-            data = (path / name).read_bytes()
-        except OSError:
-            problems.append(f"{name} missing")
-            continue
-        if manifest["artifacts"].get(name) != _sha256(data):
-            problems.append(f"{name} does not match its sha256 in {MANIFEST}")
-        artifacts[name] = data
-    return manifest, artifacts, problems
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-class _BuildLock:
-    """A filelock per key; while waiting, log who holds it (pid and host from a sidecar)."""
-
-    def __init__(self, path: Path) -> None:
-        from filelock import FileLock
-
-        self.path = path
-        self.owner_path = path.with_suffix(".owner")
-        self.lock = FileLock(str(path))
-        self.timeout = float(os.environ.get(LOCK_TIMEOUT_ENV, DEFAULT_LOCK_TIMEOUT_S))
-
-    def __enter__(self) -> _BuildLock:
-        from filelock import Timeout
-
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                self.lock.acquire(timeout=min(5.0, max(deadline - time.monotonic(), 0.0)))
-                break
-            except Timeout:
-                holder = self._holder()
-                if time.monotonic() >= deadline:
-                    raise CacheLockTimeout(
-                        f"numbast-import: gave up after {self.timeout:.0f} s waiting for the "
-                        f"build lock {self.path}, held by {holder}; if that process is gone, "
-                        f"delete the lock file, or raise {LOCK_TIMEOUT_ENV}"
-                    ) from None
-                logger.warning(
-                    "numbast-import: waiting for %s, which is building this cache entry (%s)",
-                    holder,
-                    self.path,
+                # Made before the (long) build: a builder killed meanwhile leaves it, and the
+                # next holder of the lock removes it.
+                staging = Path(
+                    tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{digest[:12]}-", dir=shard)
                 )
-        self.owner_path.write_text(
-            json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()})
+            except OSError as exc:
+                return self._build_in_memory(components, builder, exc)
+            try:
+                output = builder(target)
+                manifest = _manifest(components, output)
+                try:
+                    _write_entry(staging, output.artifacts, manifest, target)
+                except OSError as exc:
+                    if exc.errno not in _CANNOT_WRITE:
+                        raise
+                    self._warn_unwritable(exc)
+                    return Entry(None, manifest, dict(output.artifacts))
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+            logger.info("numbast-import: cached %s", target)
+            return Entry(target, manifest, dict(output.artifacts))
+
+    def _build_in_memory(self, components, builder: Builder, exc: OSError) -> Entry:
+        self._warn_unwritable(exc)
+        output = builder(None)
+        return Entry(None, _manifest(components, output), dict(output.artifacts))
+
+    def _warn_unwritable(self, exc: OSError) -> None:
+        warn_once(
+            f"unwritable:{self.root}",
+            "numbast-import: cannot write the cache root %s (%s); building in memory, so "
+            "every process builds again. Set NUMBAST_CACHE_DIR to a writable directory of "
+            "yours",
+            self.root,
+            exc.strerror or exc,
         )
-        return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        try:
-            self.owner_path.unlink()
-        except FileNotFoundError:
-            pass
-        self.lock.release()
+    def entries(self, root: Path | None = None) -> Iterator[Path]:
+        """Every header entry directory of ``root`` (default: the writable root), complete or
+        not."""
+        yield from header_entries(root or self.root)
 
-    def _holder(self) -> str:
-        try:
-            owner = json.loads(self.owner_path.read_text())
-            return f"pid {owner['pid']} on {owner['host']}"
-        except (OSError, ValueError, KeyError, TypeError):
-            return "another process"
+
+def header_entries(root: Path) -> Iterator[Path]:
+    for shard in sorted(root.glob("[0-9a-f][0-9a-f]")):
+        for path in sorted(shard.iterdir()):
+            if len(path.name) == 64 and path.is_dir():
+                yield path
+
+
+def remove_entry(path: Path) -> None:
+    """Remove an entry directory: renamed aside first, so readers never see half of it."""
+    trash = Path(tempfile.mkdtemp(prefix=TRASH_PREFIX, dir=path.parent))
+    try:
+        os.replace(path, trash / path.name)
+    finally:
+        shutil.rmtree(trash, ignore_errors=True)
+
+
+def _write_entry(
+    staging: Path, artifacts: Mapping[str, bytes], manifest: dict[str, Any], target: Path
+) -> None:
+    for name, data in artifacts.items():
+        (staging / name).write_bytes(data)
+    # Written last: an entry without it is recognizably incomplete.
+    (staging / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    _move_into_place(staging, target)
+
+
+def _move_into_place(staging: Path, target: Path) -> None:
+    # A stale or damaged entry is moved aside first: os.replace cannot overwrite a non-empty
+    # directory. Readers of the old one see files vanish, which is a miss.
+    if target.exists():
+        remove_entry(target)
+    os.replace(staging, target)
+
+
+def _manifest(components: Mapping[str, Any], output: BuildOutput) -> dict[str, Any]:
+    return {
+        "kind": KIND,
+        "format": components["format"],
+        "key": dict(components),
+        "included_files": dict(output.included_files),
+        "artifacts": {name: sha256(data) for name, data in output.artifacts.items()},
+        "created": time.time(),
+        "built_by": {"pid": os.getpid(), "host": socket.gethostname()},
+        **output.notes,
+    }
+
+
+def _mark_used(path: Path) -> None:
+    # The entry directory's mtime is its last use (prune --older-than, --max-size evict the
+    # least recently used). Written at most hourly, so warm imports stay read-only.
+    try:
+        if time.time() - path.stat().st_mtime > _TOUCH_INTERVAL_S:
+            os.utime(path)
+    except OSError:
+        pass  # a read-only root: the entry keeps its build time as its last use

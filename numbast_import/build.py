@@ -1,0 +1,200 @@
+"""Building a cache entry: parse and render the bindings (the static generator), run them as
+the module being imported (the shim text is only known to the running module: Shim Include
+Override is evaluated at import), compile its shims to LTO-IR, and keep the module's code
+object so that warm imports run it without compiling.
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+import logging
+import os
+import shlex
+import sys
+import types
+import warnings
+from pathlib import Path
+
+from numbast_import.cache.key import included_file_hashes, lookup_components, lookup_digest
+from numbast_import.cache.manifest import (
+    BINDINGS,
+    BINDINGS_CODE,
+    SHIM_LTOIR,
+    SHIM_SOURCE,
+    code_to_pyc,
+)
+from numbast_import.cache.store import BuildOutput
+from numbast_import.errors import (
+    BindingsExecutionError,
+    HeaderImportError,
+    HeaderParseError,
+    ShimCompileImportError,
+    ToolkitMissingError,
+)
+from numbast_import.mapping import HeaderMapping
+
+logger = logging.getLogger(__name__)
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def entry_key(mapping: HeaderMapping, module_name: str, arch: str) -> tuple[dict, str]:
+    """The lookup components and the digest naming ``module_name``'s entry for ``arch``."""
+    options = {k: v for k, v in mapping.static_mapping(arch).items() if k != "GPU Arch"}
+    components = lookup_components(
+        module_name, mapping.header, options, arch, mapping.bypass_parse_error
+    )
+    return components, lookup_digest(components)
+
+
+def regenerate_command(mapping: HeaderMapping, module_name: str, arch: str, root: Path) -> str:
+    """The shell command that rebuilds this entry, as printed at the top of its module."""
+    if mapping.registered is not None:
+        arguments = dict(mapping.registered)
+        header = os.path.join(mapping.base_dir, arguments.pop("header"))
+        call = [_literal(mapping.module), _literal(header)]
+        call += [f"{key}={_literal(value)}" for key, value in arguments.items()]
+        code = (
+            f"import os, numbast_import; os.chdir({_literal(mapping.base_dir)}); "
+            f"numbast_import.register({', '.join(call)}); "
+            f"numbast_import.warm([{_literal(module_name)}], [{_literal(arch)}], "
+            f"into={_literal(str(root))})"
+        )
+        return shlex.join([sys.executable, "-c", code])
+    command = ["numbast-cache"]
+    if mapping.pyproject is not None:
+        command += ["--config", mapping.pyproject]
+    return shlex.join([*command, "warm", module_name, "--arch", arch, "--into", str(root)])
+
+
+def _literal(value: object) -> str:
+    """Python source for plain data, with double-quoted strings: the command stays readable
+    inside the shell's single quotes."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_literal(item) for item in value) + "]"
+    if isinstance(value, dict):
+        items = (f"{_literal(k)}: {_literal(v)}" for k, v in value.items())
+        return "{" + ", ".join(items) + "}"
+    return repr(value)  # bool, int, float, None
+
+
+def generate(
+    module: types.ModuleType,
+    mapping: HeaderMapping,
+    arch: str,
+    entry_dir: Path | None,
+    regenerate: str,
+) -> BuildOutput:
+    """Render the bindings of ``mapping`` for ``arch``, run them as ``module``, and compile
+    their shims. ``entry_dir`` is where the entry will be (None: in memory only)."""
+    from numbast_import.shim_compiler import ShimCompileError, compile_shims_to_ltoir
+
+    config = mapping.static_config(arch, regenerate_command=regenerate)
+    rendered = _render(config, mapping, module.__name__)
+    source = rendered.source
+    if entry_dir is not None:
+        filename = str(entry_dir / BINDINGS)
+    else:
+        filename = f"<numbast-import: {module.__name__}, built in memory>"
+        # Tracebacks and inspect.getsource read the source from here.
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    code = compile(source, filename, "exec")
+    execute(module, code, filename)
+    library = module._numbast_shim_library
+    try:
+        compiled = compile_shims_to_ltoir(
+            library.preamble,
+            library.all_shims,
+            f"{module.__name__}_shims.cu",
+            arch,
+            config.clang_include_paths,
+        )
+    except ShimCompileError as exc:
+        raise ShimCompileImportError(
+            f"cannot import {module.__name__}: {exc}\n(mapped in {mapping.source})"
+        ) from None
+    from ast_canopy.cache import is_parser_file
+
+    read = [p for p in (mapping.header, *rendered.included_files) if not is_parser_file(p)]
+    return BuildOutput(
+        artifacts={
+            BINDINGS: source.encode(),
+            BINDINGS_CODE: code_to_pyc(code, source.encode()),
+            SHIM_SOURCE: compiled.source.encode(),
+            SHIM_LTOIR: compiled.ltoir,
+        },
+        included_files=included_file_hashes(read),
+        notes={
+            "shims_left_out": list(compiled.left_out),
+            "project": mapping.pyproject or mapping.source,
+            "regenerate": regenerate,
+        },
+    )
+
+
+def _render(config, mapping: HeaderMapping, module_name: str):
+    """render_bindings, with its list of declarations left out logged rather than warned (the
+    first import shows one progress line; the list stays at the end of the cached module),
+    and the parser's failures as ImportErrors naming the mapping."""
+    from ast_canopy.errors import ParseError
+    from ast_canopy.toolkit import ToolkitNotFoundError
+    from numbast import BindingSkippedWarning
+    from numbast.static.renderer import render_bindings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            # The installed runtime, not a copy: numbast is installed wherever entries run.
+            rendered = render_bindings(config, embed_runtime=False)
+        except ParseError as exc:
+            raise HeaderParseError(
+                _parse_failure(exc, mapping, module_name), exc.diagnostics, name=module_name
+            ) from None
+        except ToolkitNotFoundError as exc:
+            raise ToolkitMissingError(f"cannot import {module_name}: {exc}") from None
+    for warning in caught:
+        if issubclass(warning.category, BindingSkippedWarning):
+            logger.info("%s", warning.message)
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    return rendered
+
+
+def _parse_failure(exc, mapping: HeaderMapping, module_name: str) -> str:
+    listing = "\n".join(f"  {d}" for d in exc.diagnostics)
+    count = len(exc.diagnostics)
+    return (
+        f"cannot import {module_name}: clang could not parse {exc.header} ({count} "
+        f"error{'s' if count != 1 else ''}):\n{listing}\nFix the header, or give the include-dirs "
+        f"or defines it needs in {mapping.source}; to bind what clang could read anyway, set "
+        "bypass-parse-error = true there"
+    )
+
+
+def execute(module: types.ModuleType, code: types.CodeType, filename: str) -> None:
+    """Run a bindings module's code in ``module``; what it raises becomes the cause of a
+    BindingsExecutionError (its traceback starting in the bindings)."""
+    module.__file__ = filename
+    try:
+        exec(code, module.__dict__)
+    except HeaderImportError:
+        raise  # a header module it imports failed: that error says everything
+    except Exception as exc:
+        raise BindingsExecutionError(
+            f"cannot import {module.__name__}: its generated bindings {filename} raised "
+            f"{type(exc).__name__}: {exc}. If the mapping's additional-imports or module "
+            "callbacks are not the cause, this is a bug in numbast; please report it"
+        ) from without_our_frames(exc)
+
+
+def without_our_frames(exc: BaseException) -> BaseException:
+    """``exc`` with the import system's frames dropped from the front of its traceback."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        tb = tb.tb_next
+    return exc.with_traceback(tb)

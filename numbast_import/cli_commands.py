@@ -1,0 +1,316 @@
+"""The commands of ``numbast-cache`` (the argument parser and the output helpers are in
+``numbast_import.cli``). Each returns the exit status and prints text or, with ``--json``, one
+JSON document."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sys
+import time
+from typing import Any
+
+from numbast_import.cache import inventory
+from numbast_import.cache.inventory import Record
+from numbast_import.cache.root import PARSER_DIR
+from numbast_import.cli import (
+    OK,
+    PROBLEM,
+    Context,
+    Failure,
+    UsageError,
+    human_age,
+    human_size,
+)
+from numbast_import.errors import HeaderImportError
+from numbast_import.project_cache import miss_reasons, resolve, stale_reason
+
+
+def cmd_dir(ctx: Context, args) -> int:
+    found = ctx.records()
+    data = {
+        "root": str(ctx.root),
+        "layers": [str(layer) for layer in ctx.layers],
+        "parser": str(ctx.root / PARSER_DIR),
+        "size": inventory.total_size(r for r in found if not r.read_only),
+    }
+    lines = [f"{ctx.root} ({human_size(data['size'])})"]
+    lines += [f"{layer} (read-only layer)" for layer in ctx.layers]
+    ctx.emit(data, "\n".join(lines))
+    return OK
+
+
+def cmd_list(ctx: Context, args) -> int:
+    found = ctx.records()
+    if ctx.as_json:
+        ctx.emit([r.as_json() for r in found], "")
+        return OK
+    if not found:
+        print(f"(nothing cached in {ctx.root})")
+        return OK
+    rows = [("kind", "name", "project", "header", "arch", "cuda", "size", "age", "digest")]
+    for r in found:
+        name = r.name + (" (read-only)" if r.read_only else "")
+        name += " (damaged)" if r.problems else ""
+        created = r.created or r.used
+        rows.append(
+            (r.kind, name, r.project or "-", r.header or "-", r.arch or "-", r.cuda or "-")
+            + (human_size(r.size), human_age(created), (r.digest or "")[:16])
+        )
+    print(_table(rows))
+    total = inventory.total_size(r for r in found if not r.read_only)
+    print(f"{len(found)} items, {human_size(total)} in {ctx.root}")
+    return OK
+
+
+def cmd_show(ctx: Context, args) -> int:
+    found = [r for r in ctx.records() if r.kind == "header"]
+    module, current = _current(ctx, args.name)
+    if module is not None:
+        matches = [r for r in found if module.owns(r)]
+    else:
+        matches = _by_digest(found, args.name)
+    if not matches and module is None:
+        raise Failure(f"no entry matches {args.name!r} (a mapped module or a digest prefix)")
+    shown = []
+    for record in matches:
+        item: dict[str, Any] = {"entry": str(record.path), "read_only": record.read_only}
+        item["problems"] = list(record.problems)
+        if record.manifest is not None:
+            item["key"] = record.manifest["key"]
+            item["included_files"] = record.manifest["included_files"]
+            item["shims_left_out"] = record.manifest.get("shims_left_out", [])
+            item["regenerate"] = record.manifest.get("regenerate")
+            if current is not None and record.arch == current[0]:
+                item["would_miss_because"] = miss_reasons(record, current[1])
+        shown.append(item)
+    data = {"name": args.name, "entries": shown}
+    if current is not None:
+        data["current"] = {"arch": current[0], "digest": current[2]}
+        data["current_entry_exists"] = any(r.digest == current[2] for r in matches)
+    ctx.emit(data, _show_text(data))
+    return OK
+
+
+def _show_text(data: dict[str, Any]) -> str:
+    import json
+
+    lines = []
+    for item in data["entries"]:
+        lines.append(f"entry {item['entry']}" + (" (read-only)" if item["read_only"] else ""))
+        for name, value in sorted(item.get("key", {}).items()):
+            lines.append(f"  {name}: {json.dumps(value, sort_keys=True)}")
+        included = item.get("included_files", {})
+        lines.append(f"  included files: {len(included)}")
+        lines += [f"    {file} {digest[:16]}" for file, digest in included.items()]
+        if item.get("shims_left_out"):
+            lines.append(f"  shims_left_out: {', '.join(item['shims_left_out'])}")
+        if item.get("regenerate"):
+            lines.append(f"  regenerate: {item['regenerate']}")
+        lines += [f"  damaged: {problem}" for problem in item["problems"]]
+        reasons = item.get("would_miss_because")
+        if reasons == []:
+            lines.append("  the current state would hit this entry")
+        elif reasons:
+            lines.append("  the current state would miss this entry:")
+            lines += [f"    {reason}" for reason in reasons]
+    if "current" in data and not data["current_entry_exists"]:
+        current = data["current"]
+        lines.append(
+            f"{data['name']}: no entry for the current state ({current['arch']}, digest "
+            f"{current['digest']})"
+        )
+    return "\n".join(lines)
+
+
+def _current(ctx: Context, name: str):
+    """(module, (arch, components, digest)) when ``name`` is mapped, else (None, None); the
+    current key is None when no arch can be chosen here."""
+    from numbast_import.arch import resolve_arch
+
+    try:
+        module = resolve(name, ctx.project)
+    except HeaderImportError:
+        return None, None
+    try:
+        arch = resolve_arch(module.mapping.arch, module.fullname, module.mapping.source)
+        components, digest = module.current_key(arch)
+    except (HeaderImportError, OSError) as exc:
+        print(f"numbast-cache: cannot compute the current key of {name}: {exc}", file=sys.stderr)
+        return module, None
+    return module, (arch, components, digest)
+
+
+def _by_digest(found: list[Record], prefix: str) -> list[Record]:
+    if len(prefix) < 6 or any(c not in "0123456789abcdef" for c in prefix):
+        return []
+    return [r for r in found if (r.digest or "").startswith(prefix)]
+
+
+def cmd_clear(ctx: Context, args) -> int:
+    chosen = [bool(args.names), args.all, args.stale]
+    if sum(chosen) != 1:
+        raise UsageError("clear: give module names, or --all, or --stale (one of them)")
+    writable = [r for r in ctx.records() if not r.read_only]
+    reasons: dict[str, str] = {}
+    if args.all:
+        targets = writable
+    elif args.stale:
+        arch = _current_arch(ctx)
+        targets = []
+        for record in writable:
+            reason = stale_reason(record, ctx.project, arch)
+            if reason:
+                targets.append(record)
+                reasons[str(record.path)] = reason
+    else:
+        targets = _named(ctx, writable, args.names)
+    removed = _remove(ctx, targets)
+    if args.all and ctx.root.is_dir():
+        inventory.remove_leftovers(ctx.root)
+        shutil.rmtree(ctx.root / PARSER_DIR, ignore_errors=True)
+    data = {
+        "root": str(ctx.root),
+        "removed": [dict(r.as_json(), reason=reasons.get(str(r.path))) for r in removed],
+        "freed": inventory.total_size(removed),
+    }
+    lines = [f"removed {r.kind} {r.name} {r.path}" + _why(reasons, r) for r in removed]
+    count = len(removed)
+    lines.append(
+        f"removed {count} item{'' if count == 1 else 's'} ({human_size(data['freed'])}) from "
+        f"{ctx.root}"
+    )
+    ctx.emit(data, "\n".join(lines))
+    return OK
+
+
+def _why(reasons: dict[str, str], record: Record) -> str:
+    reason = reasons.get(str(record.path))
+    return f": {reason}" if reason else ""
+
+
+def _named(ctx: Context, writable: list[Record], names: list[str]) -> list[Record]:
+    targets: list[Record] = []
+    for name in names:
+        try:
+            module = resolve(name, ctx.project)
+        except HeaderImportError as exc:
+            matches = _by_digest(writable, name)
+            if not matches:
+                raise Failure(f"{exc}; nothing of that name or digest to clear") from None
+        else:
+            matches = [r for r in writable if module.owns(r)]
+        targets += [r for r in matches if r not in targets]
+    return targets
+
+
+def _current_arch(ctx: Context) -> str | None:
+    from numbast_import.arch import ARCH_ENV, current_gpu_arch
+
+    return os.environ.get(ARCH_ENV) or current_gpu_arch()[0] or ctx.project.arch
+
+
+def _remove(ctx: Context, targets: list[Record]) -> list[Record]:
+    removed = []
+    for record in targets:
+        try:
+            inventory.remove(record)
+        except FileNotFoundError:
+            continue  # removed meanwhile
+        except OSError as exc:
+            if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+                raise Failure(
+                    f"the cache root {ctx.root} is read-only ({exc.strerror}): nothing can be "
+                    "removed from it. Entries in it stay usable; point NUMBAST_CACHE_DIR at a "
+                    "writable directory to build new ones there"
+                ) from None
+            raise
+        removed.append(record)
+    return removed
+
+
+def cmd_prune(ctx: Context, args) -> int:
+    leftovers = inventory.remove_leftovers(ctx.root) if ctx.root.is_dir() else []
+    writable = [r for r in ctx.records(verify=True) if not r.read_only]
+    targets = [r for r in writable if r.problems]
+    kept = [r for r in writable if not r.problems]
+    if args.older_than is not None:
+        cutoff = time.time() - args.older_than * 86400
+        targets += [r for r in kept if r.used < cutoff]
+        kept = [r for r in kept if r.used >= cutoff]
+    if args.max_size is not None:
+        total = inventory.total_size(kept)
+        for record in sorted(kept, key=lambda r: r.used):
+            if total <= args.max_size:
+                break
+            targets.append(record)
+            total -= record.size
+    removed = _remove(ctx, targets)
+    legacy = inventory.legacy_parser_dir()
+    if legacy is not None:
+        shutil.rmtree(legacy, ignore_errors=True)
+        leftovers.append(legacy)
+    remaining = inventory.total_size(r for r in ctx.records() if not r.read_only)
+    data = {
+        "root": str(ctx.root),
+        "removed": [r.as_json() for r in removed],
+        "leftovers": [str(p) for p in leftovers],
+        "freed": inventory.total_size(removed),
+        "size": remaining,
+    }
+    lines = [f"removed {r.kind} {r.name} ({human_size(r.size)}) {r.path}" for r in removed]
+    lines += [f"removed leftover {path}" for path in leftovers]
+    lines.append(
+        f"pruned {len(removed)} items and {len(leftovers)} leftovers, freed "
+        f"{human_size(data['freed'])}; {human_size(remaining)} remain in {ctx.root}"
+    )
+    ctx.emit(data, "\n".join(lines))
+    return OK
+
+
+def cmd_warm(ctx: Context, args) -> int:
+    from numbast_import.warm import warm
+
+    results = warm(args.names, archs=args.arch, into=ctx.root, config=ctx.project.pyproject)
+    lines = []
+    for result in results:
+        line = f"{result.status} {result.name} {result.arch or ''}".rstrip()
+        line += f": {result.entry}" if result.entry else ""
+        line += f": {result.message}" if result.message else ""
+        lines.append(line)
+    ctx.emit([r.as_json() for r in results], "\n".join(lines))
+    return PROBLEM if any(r.status == "failed" for r in results) else OK
+
+
+def cmd_verify(ctx: Context, args) -> int:
+    checked = [r for r in ctx.records(verify=True) if r.kind in ("header", "rtc")]
+    bad = [r for r in checked if r.problems]
+    data = {
+        "checked": len(checked),
+        "damaged": [{"path": str(r.path), "kind": r.kind, "problems": r.problems} for r in bad],
+    }
+    lines = [f"{r.path}: {'; '.join(r.problems)}" for r in bad]
+    lines.append(f"{len(checked) - len(bad)} of {len(checked)} entries intact")
+    ctx.emit(data, "\n".join(lines))
+    return PROBLEM if bad else OK
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    )
+
+
+COMMANDS = {
+    "dir": cmd_dir,
+    "path": cmd_dir,
+    "list": cmd_list,
+    "show": cmd_show,
+    "clear": cmd_clear,
+    "prune": cmd_prune,
+    "warm": cmd_warm,
+    "verify": cmd_verify,
+}
