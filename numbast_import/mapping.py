@@ -290,15 +290,6 @@ def _scalar(kinds: tuple[type, ...], example: str, item: Callable[[Any], str | N
     return check
 
 
-def _bool(example: str):
-    def check(key: str, value: Any, base_dir: str) -> list[str]:
-        if not isinstance(value, bool):
-            return [f"{key} = {value!r} is {_type_name(value)}; write {key} = {example}"]
-        return []
-
-    return check
-
-
 def _identifier_table(example: str):
     def check(key: str, value: Any, base_dir: str) -> list[str]:
         if not isinstance(value, Mapping):
@@ -360,7 +351,7 @@ _CHECKS: dict[str, Callable[[str, Any, str], list[str]]] = {
         '"<64 hex digits>" (the output of sha256sum on the header)',
         lambda v: None if re.fullmatch(r"[0-9a-fA-F]{64}", v) else "is not 64 hex digits",
     ),
-    "bypass-parse-error": _bool("true"),
+    "bypass-parse-error": _scalar((bool,), "true"),
     "retain": _paths('["include/x_impl.hpp"]', os.path.isfile, "file"),
     "name": _scalar((str,), '"my bindings"'),
     "version": _scalar((str, int, float), '"1.0"'),
@@ -385,7 +376,7 @@ _CHECKS: dict[str, Callable[[str, Any, str], list[str]]] = {
     "module-setup-callback": _scalar((str,), '"lambda mod: None"', _expression_problem),
     "module-teardown-callback": _scalar((str,), '"lambda mod: None"', _expression_problem),
     "skip-prefix": _scalar((str,), '"__internal_"'),
-    "use-separate-registry": _bool("true"),
+    "use-separate-registry": _scalar((bool,), "true"),
     "function-argument-intents": _intents,
 }
 

@@ -335,3 +335,22 @@ def test_clear_on_a_read_only_root_says_so(in_project, capsys, monkeypatch):
     assert main(["clear", "--all"]) == 1
     err = capsys.readouterr().err
     assert "is read-only (Read-only file system): nothing can be removed" in err
+
+
+def test_layers_are_listed_and_verified_but_never_changed(
+    in_project, capsys, monkeypatch, tmp_path
+):
+    _project, cache = in_project
+    layer = tmp_path / "layer"
+    shutil.copytree(cache, layer)
+    monkeypatch.setenv("NUMBAST_CACHE_PATH", str(layer))
+    monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "empty"))
+    status, data = run_json(capsys, "dir")
+    assert data["layers"] == [str(layer)] and data["size"] == 0
+    status, listed = run_json(capsys, "list")
+    (item,) = [i for i in listed if i["kind"] == "header"]
+    assert item["read_only"] and item["path"].startswith(str(layer))
+    status, verified = run_json(capsys, "verify")
+    assert status == 0 and verified["checked"] == 1
+    status, cleared = run_json(capsys, "clear", "--all")
+    assert status == 0 and cleared["removed"] == [] and len(entries(layer)) == 1
