@@ -1,0 +1,57 @@
+"""On a GPU: the import system asks the device for its arch, and the device wins over a pin
+for another arch (a project pinned for its build machine still runs where it is imported)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from import_support import entries, make_project, run_python
+
+KERNEL = """
+import numpy as np
+from numba import cuda
+import cuda_headers.vec as vec
+
+Vec2, scaled_dot = vec.Vec2, vec.scaled_dot
+
+
+@cuda.jit
+def kernel(out):
+    a = Vec2(1.0, 2.0)
+    out[0] = scaled_dot(a, a)
+
+
+out = cuda.to_device(np.zeros(1, dtype=np.float32))
+kernel[1, 1](out)
+print("result", out.copy_to_host()[0])
+"""
+
+
+def _device_arch() -> str:
+    from numba import cuda
+
+    major, minor = cuda.get_current_device().compute_capability
+    return f"sm_{major}{minor}"
+
+
+@pytest.mark.gpu
+def test_the_device_query_names_the_gpu_numba_uses():
+    from numbast_import.arch import current_gpu_arch
+
+    assert current_gpu_arch() == (_device_arch(), "")
+
+
+@pytest.mark.gpu
+def test_a_project_pinned_to_another_arch_runs_on_this_gpu(tmp_path):
+    device = _device_arch()
+    pin = "sm_80" if device != "sm_80" else "sm_90"
+    project, cache = make_project(tmp_path), tmp_path / "cache"
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('arch = "sm_90"', f'arch = "{pin}"'))
+    result = run_python(KERNEL, project, cache)
+    assert result.returncode == 0, result.stderr
+    assert "result 10.0" in result.stdout  # SCALE (2) * dot((1, 2), (1, 2))
+    assert f"for {device}" in result.stderr
+    (entry,) = entries(cache)
+    assert json.loads((entry / "manifest.json").read_text())["key"]["arch"] == device
