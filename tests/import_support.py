@@ -48,7 +48,9 @@ def cli(project: Path, cache: Path, *args: str, **env: str) -> subprocess.Comple
 def clean_env(cache: Path, **env: str) -> dict[str, str]:
     """The environment with the cache at ``cache`` and no import-system settings of the
     caller's (they would change what is being tested)."""
-    environment = {**os.environ, "NUMBAST_CACHE_DIR": str(cache), "PYTHONPATH": str(TESTS)}
+    # Keep the caller's PYTHONPATH: the GPU machine installs the packages through it.
+    python_path = os.pathsep.join(p for p in (str(TESTS), os.environ.get("PYTHONPATH")) if p)
+    environment = {**os.environ, "NUMBAST_CACHE_DIR": str(cache), "PYTHONPATH": python_path}
     for variable in (
         "NUMBAST_IMPORT_QUIET",
         "NUMBAST_IMPORT_ARCH",

@@ -17,7 +17,6 @@ import pytest
 from import_support import (
     IMPORT_VEC,
     LINK_WITHOUT_NVRTC,
-    TESTS,
     clean_env,
     entries,
     make_project,
@@ -318,8 +317,7 @@ def test_register_then_import_and_its_printed_command(built, tmp_path):
         "print(sorted(n for n in m.__all__))\n"
         "print(open(m.__file__).read().splitlines()[1].split('regenerate: ', 1)[1])\n"
     )
-    env = {"PYTHONPATH": str(TESTS)}
-    result = run_python(code, project, cache, **env)
+    result = run_python(code, project, cache)
     assert result.returncode == 0, result.stderr
     names, command = result.stdout.strip().splitlines()[-2:]
     assert names == "['Vec2', 'scaled_dot']"
