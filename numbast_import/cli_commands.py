@@ -115,6 +115,8 @@ def _show_text(data: dict[str, Any]) -> str:
         elif reasons:
             lines.append("  the current state would miss this entry:")
             lines += [f"    {reason}" for reason in reasons]
+    if not data["entries"]:
+        lines.append(f"{data['name']}: no entries in the cache")
     if "current" in data and not data["current_entry_exists"]:
         current = data["current"]
         lines.append(
