@@ -202,6 +202,29 @@ def test_generated_bindings_that_raise(project, tmp_path):
     assert issubclass(BindingsExecutionError, HeaderImportError)
 
 
+def test_a_header_nvrtc_rejects(project, tmp_path):
+    (project / "include" / "clang_only.cuh").write_text(
+        '#ifndef __clang__\n#error "this header is for clang only"\n#endif\n'
+        "__device__ inline float twice(float x) { return 2.0f * x; }\n"
+    )
+    map_headers(project, 'clang_only = "include/clang_only.cuh"\n')
+    code = textwrap.dedent(
+        """
+        import traceback
+        try:
+            import cuda_headers.clang_only
+        except ImportError as exc:
+            print(type(exc).__name__)
+            print("".join(traceback.format_exception(exc)))
+        """
+    )
+    result = run_python(code, project, tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ShimCompileImportError"), result.stdout
+    assert "this header is for clang only" in result.stdout and "clang_only" in result.stdout
+    assert PACKAGE_DIR not in result.stdout, result.stdout
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="numbast.static.renderer does not pass config.bypass_parse_error to the parser yet",
