@@ -225,10 +225,6 @@ def test_a_header_nvrtc_rejects(project, tmp_path):
     assert PACKAGE_DIR not in result.stdout, result.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="numbast.static.renderer does not pass config.bypass_parse_error to the parser yet",
-)
 def test_bypass_parse_error_binds_what_clang_could_read(project, tmp_path):
     (project / "include" / "partly.cuh").write_text(
         '#ifdef __clang__\nstatic_assert(false, "clang only");\n#endif\n'
