@@ -22,9 +22,9 @@ from numbast.dynamic.shim_writer import MemoryShimWriter
 from numbast.dynamic.structs import bind_cxx_struct
 from numbast.planning.intents import IntentSpec
 from numbast.runtime.shim_library import ShimLibrary, shim_preamble
-from numbast.templates.class_templates import bind_cxx_class_template, instantiate_used
+from numbast.templates.class_templates import bind_cxx_class_template
+from numbast.templates.context import InstantiationOptions
 from numbast.templates.function_templates import bind_cxx_function_template
-from numbast.templates.probe import InstantiationOptions
 
 
 @dataclass
@@ -93,12 +93,18 @@ def bind_declarations(
         if templ.name in excluded:
             continue
         parent, model = parent_and_model(templ.name)
-        specializations = decls.class_template_specializations
-        stub = bind_cxx_class_template(shim_writer, templ, parent, model, specializations, options)
+        stub = bind_cxx_class_template(
+            shim_writer,
+            templ,
+            parent,
+            model,
+            decls.class_template_specializations,
+            options,
+            partial_specializations=decls.class_template_partial_specializations,
+        )
         if stub is not None:
             bound.class_templates[templ.name] = stub
     functions = [f for f in decls.functions if f.name not in excluded]
-    instantiate_used(bound.class_templates.values(), functions)
     for func in functions:
         result = bind_cxx_function(
             shim_writer, func, arg_intents=(arg_intents or {}).get(func.name)

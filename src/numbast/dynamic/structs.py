@@ -21,8 +21,8 @@ from ast_canopy.model import Struct
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE, register_cxx_type
 from numbast.planning.declarations import location_of, plan_struct, plan_struct_body
 from numbast.planning.diagnostics import BindingError, warn_skipped
-from numbast.planning.row_writer import RowWriter
 from numbast.runtime.apply import apply_struct, make_struct_type_of
+from numbast.runtime.row_writer import RowWriter
 from numbast.runtime.shim_library import ShimLibrary
 
 

@@ -3,7 +3,7 @@
 Dynamic binding (``bind_cxx_function``, ``bind_cxx_struct``...) and the static generator both
 plan here which Python operator or stub a declaration binds to, which shim it calls and how each
 argument crosses the shim. The result is rows (``numbast.runtime.rows``) whose calls are still
-``CallPlan``\\ s and whose types are the type table's; ``numbast.planning.row_writer`` indexes
+``CallPlan``\\ s and whose types are the type table's; ``numbast.runtime.row_writer`` indexes
 them. Dynamic binding then applies them at once; the static generator writes them into a module.
 
 Every planner raises BindingError or UnsupportedTypeError with the reason a declaration cannot

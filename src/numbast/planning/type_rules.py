@@ -73,6 +73,9 @@ class TypeTable(Generic[T]):
         self._types: dict[str, T] = dict(entries)
         self._enum_storage: dict[str, T] = {}
         self._lock = threading.Lock()
+        # Types of C++ class template instances nobody bound yet: spelling -> type or None
+        # (set by whoever binds class templates: the instance is made when a type names it).
+        self.instance_fallbacks: list = []
 
     def register(self, cxx_name: str, mapped: T) -> None:
         with self._lock:
@@ -130,6 +133,10 @@ class TypeTable(Generic[T]):
         found = self._types.get(name)
         if found is None:
             found = self._types.get(normalize_cxx_name(strip_cv(base.name)))
+        for fallback in self.instance_fallbacks if found is None and "<" in name else ():
+            found = fallback(name)
+            if found is not None:
+                break
         if found is None:
             raise UnsupportedTypeError(f"C++ type {name!r} has no Numba type: {self.missing_hint}")
         return found

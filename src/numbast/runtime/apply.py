@@ -102,9 +102,13 @@ def make_struct_type_of(row: StructRow, module_name: str = "") -> numba_types.Ty
 
 
 def resolve_types(
-    rows: Sequence[tuple], struct_types: Sequence[Any], enums: Sequence[type]
+    rows: Sequence[tuple],
+    struct_types: Sequence[Any],
+    enums: Sequence[type],
+    instance: Callable[[tuple], numba_types.Type] | None = None,
 ) -> tuple[numba_types.Type, ...]:
-    """The Numba types that type descriptions (see ``rows.TypeRow``) stand for."""
+    """The Numba types that type descriptions (see ``rows.TypeRow``) stand for; ``instance``
+    makes the class template instances that ``("instance", ...)`` descriptions name."""
     from numba.cuda.vector_types import vector_types
 
     def build(description: tuple) -> numba_types.Type:
@@ -123,6 +127,8 @@ def resolve_types(
             return struct_types[description[1]]
         if kind == "enum":
             return enum_member_type(enums[description[1]])
+        if kind == "instance" and instance is not None:
+            return instance(description)
         raise ValueError(f"unknown type description {description!r}")
 
     return tuple(build(row) for row in rows)
@@ -239,8 +245,15 @@ def apply_module(
     library: ShimLibrary,
     registries: Registries = DEFAULT_REGISTRIES,
     regenerate: str = "",
+    *,
+    arch: str | None = None,
+    instances: Any = None,
 ) -> dict[str, Any]:
-    """Register a generated module's rows; returns its public names -> bound objects."""
+    """Register a generated module's rows; returns its public names -> bound objects.
+
+    Templates are instantiated for ``arch`` (None: the current GPU's), with what the compiler
+    said about their instances kept in ``instances`` (an InstanceStore; None: in memory).
+    """
     rows = ModuleRows(*rows)
     if rows.format not in SUPPORTED_FORMATS:
         raise BindingsFormatError(
@@ -252,18 +265,39 @@ def apply_module(
     enums = tuple(make_enum(row) for row in enum_rows)
     struct_rows = [StructRow(*row) for row in rows.structs]
     struct_types = tuple(make_struct_type_of(row, module_name) for row in struct_rows)
-    types_ = resolve_types(rows.types, struct_types, enums)
+    templates = None
+    if rows.class_templates or rows.function_templates or rows.alias_templates:
+        from .template_bindings import ModuleTemplates
+        from .templates import TemplateContext
+
+        context = TemplateContext(module_name, library, registries, arch, instances)
+        templates = ModuleTemplates(
+            context,
+            rows.class_templates,
+            rows.function_templates,
+            rows.alias_templates,
+            struct_types,
+        )
+    instance = templates.instance_type if templates is not None else None
+    types_ = resolve_types(rows.types, struct_types, enums, instance)
     bound: dict[str, Any] = {row.python_name: e for row, e in zip(enum_rows, enums, strict=True)}
-    for row, numba_type, body in zip(struct_rows, struct_types, rows.struct_bodies, strict=True):
-        bound[row.python_name] = apply_struct(
+    structs = zip(struct_rows, struct_types, rows.struct_bodies, strict=True)
+    for index, (row, numba_type, body) in enumerate(structs):
+        stub = apply_struct(
             row, numba_type, StructBodyRow(*body), types_, rows.shims, library, registries,
             module_name,
         )  # fmt: skip
+        if templates is None or not templates.add_struct(index, stub):
+            bound[row.python_name] = stub
     stubs = FunctionStubs(origin=module_name)
+    if templates is not None:
+        templates.prepare_stubs(stubs)
     for function_row in map(FunctionRow._make, rows.functions):
         key = apply_function(function_row, types_, rows.shims, library, stubs, registries)
         if not function_row.operator:
             bound[function_row.python_name] = key
+    if templates is not None:
+        bound.update(templates.bind(stubs))
     for alias, target in rows.aliases:
         bound[alias] = bound[target]
     # Unscoped enumerators also live in the enclosing scope, as in C++ (``lib.CLAMPED``).

@@ -173,8 +173,13 @@ class FunctionStubs:
 
     def adopt(self, qual_name: str, stub: Any) -> Any:
         """Make ``stub`` the one for ``qual_name`` unless there is one; returns the one."""
+        return self.adopt_for(qual_name, qual_name, stub)
+
+    def adopt_for(self, python_name: str, qual_name: str, stub: Any) -> Any:
+        """Make ``stub`` the one for this function unless there is one; returns the one."""
+        key = qual_name if self.by_qual_name else python_name
         with LOCK:
-            return self.stubs.setdefault(qual_name, stub)
+            return self.stubs.setdefault(key, stub)
 
     def stub(self, python_name: str, qual_name: str) -> Any:
         key = qual_name if self.by_qual_name else python_name

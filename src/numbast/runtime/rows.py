@@ -34,10 +34,12 @@ Templates are rows too, instantiated at run time (``numbast.runtime.template_*``
 - template type: (C++ spelling with ``{i}`` placeholders, pattern, reference: "", "&" or "&&")
                where the pattern says how the type is built from the arguments (deduction reads
                it): ("param", i), ("pointer", pattern), ("template", qualified name, (pattern
-               or ("value", i) or ("text", C++ text), ...)), ("type", type index) for a type
-               that depends on no parameter, ("dependent",) for what only the compiler can tell
+               or ("value", i) or ("text", C++ text), ...)), ("array", element pattern,
+               extent text), ("type", canonical C++ spelling) for a type that depends on no
+               parameter, ("dependent",) for what only the compiler can tell
 - template callable: (kind (a member kind, or "function"), name (operator function name for
-               operators), ((parameter name, template type, has a default), ...), result
+               operators), C++ name (qualified for functions, the symbol for operators),
+               ((parameter name, template type, has a default), ...), result
                template type or None for void, flag (as a member's), own template parameters
                (member function templates; numbered after the class's), C++ declaration)
 - function template: (Python name, C++ qualified name, operator function name or "",
@@ -153,7 +155,8 @@ class TemplateTypeRow(NamedTuple):
 
 class TemplateCallableRow(NamedTuple):
     kind: str  # FUNCTION or a member kind
-    name: str
+    name: str  # the method's name; an operator's ``operator`` function name
+    cxx_name: str  # a function's qualified name, a method's name, an operator's symbol
     params: tuple[tuple[str, TemplateTypeRow, bool], ...]  # (name, type, has a default)
     result: TemplateTypeRow | None  # None: void
     flag: bool

@@ -27,9 +27,22 @@ from numbast.planning.declarations import (
     signature_text,
 )
 from numbast.planning.diagnostics import BindingError
+from numbast.planning.templates import (
+    alias_template_row,
+    class_template_row,
+    function_template_row,
+)
 from numbast.planning.type_refs import TypeRef, enum_ref, is_integer, static_type_table, struct_ref
 from numbast.planning.type_rules import TypeTable, UnsupportedTypeError, normalize_cxx_name
-from numbast.runtime.rows import EnumRow, FunctionRow, StructBodyRow, StructRow
+from numbast.runtime.rows import (
+    AliasTemplateRow,
+    ClassTemplateRow,
+    EnumRow,
+    FunctionRow,
+    FunctionTemplateRow,
+    StructBodyRow,
+    StructRow,
+)
 from numbast.static.arch_merge import MergedDeclarations, function_key, guard_shim, member_key
 from numbast.static.config import StaticConfig
 
@@ -48,13 +61,21 @@ class ModulePlan:
     enums: list[EnumRow] = field(default_factory=list)
     structs: list[tuple[StructRow, StructBodyRow]] = field(default_factory=list)
     functions: list[FunctionRow] = field(default_factory=list)
+    class_templates: list[ClassTemplateRow] = field(default_factory=list)
+    function_templates: list[FunctionTemplateRow] = field(default_factory=list)
+    alias_templates: list[AliasTemplateRow] = field(default_factory=list)
     aliases: list[tuple[str, str]] = field(default_factory=list)  # (alias, bound python name)
     enumerators: list[str] = field(default_factory=list)  # of unscoped enums, at module scope
     skipped: list[str] = field(default_factory=list)  # "kind name (where): reason"
 
     def public_names(self) -> list[str]:
-        names = [s.python_name for s, _ in self.structs] + [e.python_name for e in self.enums]
+        specializations = {i for t in self.class_templates for _args, i in t.specializations}
+        names = [s.python_name for i, (s, _) in enumerate(self.structs) if i not in specializations]
+        names += [e.python_name for e in self.enums]
         names += [f.python_name for f in self.functions if f.python_name]
+        names += [t.python_name for t in self.class_templates]
+        names += [t.python_name for t in self.function_templates if t.python_name]
+        names += [t.python_name for t in self.alias_templates]
         names += [alias for alias, _ in self.aliases] + self.enumerators
         return list(dict.fromkeys(names))
 
@@ -71,6 +92,10 @@ class _Planner:
         self.cooperative = [
             re.compile(p) for p in config.cooperative_launch_required_functions_regex
         ]
+        # class template -> ((argument spellings), struct index) of its specializations
+        self.specializations: dict[str, list[tuple[tuple[str, ...], int]]] = {}
+        self.class_template_names = [t.qual_name for t in merged.decls.class_templates]
+        self.table.instance_fallbacks.append(self.instance_ref)
 
     # -- reporting ------------------------------------------------------------------------
     def skip(self, kind: str, what: str, reason: str, where: str = "") -> None:
@@ -130,7 +155,9 @@ class _Planner:
                     self.out.enumerators.append(name)
 
     # -- structs --------------------------------------------------------------------------
-    def plan_structs(self, structs: list[Struct]) -> None:
+    def plan_structs(self, structs: list[Struct], specializations: list) -> None:
+        """Structs, and the header's class template specializations with a layout (bound as
+        structs too, not exported under a name: their template selects them)."""
         excluded = set(self.config.exclude_structs)
         kept: list[StructRow] = []
         decls: list[Struct] = []
@@ -150,6 +177,22 @@ class _Planner:
                 continue
             kept.append(row)
             decls.append(decl)
+        for spec in specializations:
+            template = spec.template_qual_name.split("::")[-1]
+            if spec.record.sizeof_ is None or template in excluded:
+                continue  # named by reference only: instantiated when used
+            parent = self.config.types.get(template, DEFAULT_PARENT_TYPE)
+            model = self.config.data_models.get(template, DEFAULT_DATA_MODEL)
+            try:
+                row = plan_struct(spec.record, spec.qual_name, parent, model)
+            except BindingError as exc:
+                self.skip("specialization", spec.qual_name, str(exc), location_of(spec.record))
+                continue
+            self.specializations.setdefault(spec.template_qual_name, []).append(
+                (tuple(spec.template_arguments), len(kept))
+            )
+            kept.append(row)
+            decls.append(spec.record)
         # Every struct type first, so members and signatures can refer to any of them.
         for index, decl in enumerate(decls):
             self.table.register(decl.qual_name, struct_ref(index, decl.qual_name))
@@ -158,6 +201,72 @@ class _Planner:
                 decl, struct_ref(index, decl.qual_name), self.table, self.skip, self.guard_member
             )
             self.out.structs.append((row, body))
+
+    # -- templates ------------------------------------------------------------------------
+    def instance_ref(self, spelling: str) -> TypeRef | None:
+        """A class template instance no struct binds (named through a reference only): made
+        when the module is imported."""
+        from ast_canopy.spelling import split_template_arguments
+
+        name = normalize_cxx_name(spelling)
+        template = name[: name.find("<")].strip()
+        for qual_name in self.class_template_names:
+            if normalize_cxx_name(qual_name) == template:
+                arguments = split_template_arguments(name)
+                return TypeRef(("instance", qual_name, arguments), name)
+        return None
+
+    def plan_class_templates(self, decls) -> None:
+        excluded = set(self.config.exclude_structs)
+        partials: dict[str, list] = {}
+        for partial in decls.class_template_partial_specializations:
+            partials.setdefault(normalize_cxx_name(partial.template_qual_name), []).append(partial)
+        for templ in decls.class_templates:
+            where = location_of(templ.record)
+            if templ.name in excluded:
+                continue
+            python_name = remove_prefix(templ.name, self.config.struct_prefix_removal)
+            try:
+                row = class_template_row(
+                    templ,
+                    self.class_template_names,
+                    self.config.types.get(templ.name, DEFAULT_PARENT_TYPE),
+                    self.config.data_models.get(templ.name, DEFAULT_DATA_MODEL),
+                    self.skip,
+                    python_name,
+                    self.specializations.get(templ.qual_name, ()),
+                    partials.get(normalize_cxx_name(templ.qual_name), ()),
+                )
+            except BindingError as exc:
+                self.skip("class template", templ.qual_name, str(exc), where)
+                continue
+            if self.claim(python_name, "class template", templ.qual_name, where):
+                self.out.class_templates.append(row)
+        for alias in decls.alias_templates:
+            try:
+                row = alias_template_row(alias, self.class_template_names)
+            except BindingError as exc:
+                self.skip("alias template", alias.qual_name, str(exc), location_of(alias))
+                continue
+            if self.claim(row.python_name, "alias template", alias.qual_name, location_of(alias)):
+                self.out.alias_templates.append(row)
+
+    def plan_function_templates(self, templates) -> None:
+        excluded = set(self.config.exclude_functions)
+        for templ in templates:
+            func = templ.function
+            if func.name in excluded:
+                continue
+            python_name = remove_prefix(func.name, self.config.function_prefix_removal)
+            where = location_of(func)
+            try:
+                row = function_template_row(templ, self.class_template_names, python_name)
+            except BindingError as exc:
+                self.skip("function template", func.qual_name, str(exc), where)
+                continue
+            if row.python_name and not self.claim(python_name, "function", func.qual_name, where):
+                continue
+            self.out.function_templates.append(row)
 
     # -- functions ------------------------------------------------------------------------
     def plan_functions(self, functions: list[Function]) -> None:
@@ -224,14 +333,17 @@ class _Planner:
 
 
 def plan_module(merged: MergedDeclarations, config: StaticConfig) -> ModulePlan:
-    """Plan enums, structs, free functions and operators, then typedef aliases and unscoped
-    enumerators (the order of ``numbast.bind_declarations``: functions refer to the types bound
-    before them)."""
+    """Plan enums, structs (with the header's class template specializations), class and alias
+    templates, free functions and operators, function templates, then typedef aliases and
+    unscoped enumerators (the order of ``numbast.bind_declarations``: functions refer to the
+    types bound before them)."""
     planner = _Planner(merged, config)
     decls = merged.decls
     planner.plan_enums(decls.enums)
-    planner.plan_structs(decls.structs)
+    planner.plan_structs(decls.structs, decls.class_template_specializations)
+    planner.plan_class_templates(decls)
     planner.plan_functions(decls.functions)
+    planner.plan_function_templates(decls.function_templates)
     planner.plan_aliases()
     planner.plan_enumerators()
     planner.warn_unused_config()

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from numbast.planning.row_writer import RowWriter
+from numbast.runtime.row_writer import RowWriter
 from numbast.runtime.rows import FORMAT
 from numbast.static.config import StaticConfig
 from numbast.static.module_plan import ModulePlan
@@ -172,6 +172,21 @@ def rows_block(plan: ModulePlan) -> str:
             "C++ declaration)",
         )
         + _rows("aliases", [literal(a) for a in plan.aliases], "(typedef, what it names)")
+        + _rows(
+            "class_templates",
+            [literal(tuple(row)) for row in plan.class_templates],
+            "class templates: parameters, fields, members, specializations (struct indices)",
+        )
+        + _rows(
+            "function_templates",
+            [literal(tuple(row)) for row in plan.function_templates],
+            "function templates: parameters and the templated function",
+        )
+        + _rows(
+            "alias_templates",
+            [literal(tuple(row)) for row in plan.alias_templates],
+            "alias templates: parameters and the class template instance they name",
+        )
         + ")\n"
     )
 
@@ -242,13 +257,26 @@ def write_module(
         _registries_block(config),
         "globals().update(\n"
         "    _nb_runtime.apply_module(\n"
-        f"        __name__, _nb_rows, _numbast_shim_library, _nb_registries, {regenerate}\n"
+        "        __name__,\n"
+        "        _nb_rows,\n"
+        "        _numbast_shim_library,\n"
+        "        _nb_registries,\n"
+        f"        {regenerate},\n"
+        f"        arch={literal(template_arch(config))},\n"
+        "        # The import system keeps what the compiler said about template instances in\n"
+        "        # the module's cache entry; elsewhere they are kept in memory.\n"
+        '        instances=globals().get("__numbast_instances__"),\n'
         "    )\n"
         ")\n",
         f"__all__ = {literal(tuple(sorted(plan.public_names())))}\n",
         _skipped_comment(plan.skipped),
     ]
     return "".join(parts)
+
+
+def template_arch(config: StaticConfig) -> str | None:
+    """The arch templates are instantiated for: the one GPU Arch, else the current GPU's."""
+    return config.gpu_arch[0] if len(config.gpu_arch) == 1 else None
 
 
 def _skipped_comment(skipped: Sequence[str]) -> str:

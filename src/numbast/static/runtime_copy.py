@@ -17,14 +17,13 @@ RUNTIME_PACKAGE = "numbast.runtime"
 ENTRY_MODULE = "apply"
 
 _LOADER = '''\
-def _nb_load_runtime(package, sources):
+def _nb_load_runtime(package, sources, entry):
     """The runtime copy ``package`` (loaded from ``sources`` unless this process has it)."""
     import linecache
     import sys
     from types import ModuleType
 
-    entry = f"{package}.{sources[-1][0]}"
-    if entry not in sys.modules:
+    if f"{package}.{sources[-1][0]}" not in sys.modules:  # the last one loads last
         root = sys.modules.setdefault(package, ModuleType(package))
         root.__path__ = []
         for name, source in sources:  # dependencies first
@@ -35,37 +34,48 @@ def _nb_load_runtime(package, sources):
             sys.modules[module.__name__] = module
             exec(compile(source, filename, "exec"), module.__dict__)
             setattr(root, name, module)
-    return sys.modules[entry]
+    return sys.modules[f"{package}.{entry}"]
 '''
 
 
 def runtime_sources() -> list[tuple[str, str]]:
-    """(module name, source) of the runtime modules ``apply`` needs, dependencies first."""
+    """(module name, source) of the runtime modules ``apply`` needs, each after the modules it
+    imports at module level (those it imports inside functions, lazily, are included too, in
+    any order: they are loaded by the time the function runs)."""
     package = resources.files(RUNTIME_PACKAGE)
-    order: list[str] = []
     sources: dict[str, str] = {}
+    pending = [ENTRY_MODULE]
+    while pending:
+        name = pending.pop()
+        if name not in sources:
+            sources[name] = package.joinpath(f"{name}.py").read_text(encoding="utf-8")
+            pending += _relative_imports(sources[name], top_level_only=False)
+    order: list[str] = []
 
     def visit(name: str, path: tuple[str, ...]) -> None:
-        if name in sources:
+        if name in order:
             return
         if name in path:
             raise RuntimeError(f"the runtime's modules import each other in a cycle: {path}")
-        source = package.joinpath(f"{name}.py").read_text(encoding="utf-8")
-        sources[name] = source
-        for dependency in _relative_imports(source):
+        for dependency in _relative_imports(sources[name], top_level_only=True):
             visit(dependency, (*path, name))
         order.append(name)
 
-    visit(ENTRY_MODULE, ())
+    for name in sorted(sources, key=lambda n: n == ENTRY_MODULE):
+        visit(name, ())
     return [(name, sources[name]) for name in order]
 
 
-def _relative_imports(source: str) -> list[str]:
-    """Sibling modules imported with ``from .x import ...`` (anywhere in the module)."""
+def _relative_imports(source: str, top_level_only: bool) -> list[str]:
+    """Sibling modules imported with ``from .x import ...`` (at module level, or anywhere)."""
+    tree = ast.parse(source)
+    nodes = tree.body if top_level_only else ast.walk(tree)
     found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-            found.append(node.module.split(".")[0])
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            found.append(node.module.split(".")[0] if node.module else "")
+            if not node.module:  # from . import rows
+                found[-1:] = [alias.name for alias in node.names]
     return found
 
 
@@ -85,5 +95,5 @@ def runtime_copy() -> str:
         "# name of its own; every copy shares one registration state with the installed runtime.\n"
         f"_NB_RUNTIME_SOURCES = (\n{entries})\n\n\n"
         f"{_LOADER}\n\n"
-        f"_nb_runtime = _nb_load_runtime({package!r}, _NB_RUNTIME_SOURCES)\n"
+        f"_nb_runtime = _nb_load_runtime({package!r}, _NB_RUNTIME_SOURCES, {ENTRY_MODULE!r})\n"
     )

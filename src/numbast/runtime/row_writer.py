@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from numbast.runtime.call_plans import CallPlan
-from numbast.runtime.rows import (
+from .call_plans import CallPlan
+from .rows import (
     ArgumentRow,
     CallRow,
     FunctionRow,

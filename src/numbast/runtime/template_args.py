@@ -1,0 +1,215 @@
+"""Template arguments: what users write for them, deduction from Numba argument types, and
+substitution into the C++ spellings of a template's rows.
+
+A template argument is a type (a Numba type and its C++ spelling) or a value (an int or bool
+for a non-type parameter). Rows spell a template's types in C++ with ``{i}`` standing for
+argument i, and describe how each type is built from the arguments (a pattern, see
+``numbast.runtime.rows``), which is what deduction reads: ``T``, ``const T &`` and ``T &&``
+deduce T from the argument's type, ``T *`` from a pointer, ``const Vec<T, N> &`` from an
+instance of a bound class template. Everything else is a non-deduced context, as in C++.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import operator
+import re
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from numba.cuda import types
+from numba.cuda.core.errors import TypingError
+
+from .cxx_types import NoCxxSpelling, canonical_spelling, cxx_spelling_of
+from .rows import VALUE_PARAMETER, TemplateParamRow
+
+
+class TemplateArgument(NamedTuple):
+    """``numba_type`` for a type parameter, ``value`` for a non-type one; ``cxx`` is how the
+    argument is written in C++ (``"float"``, ``"3"``, ``"true"``)."""
+
+    cxx: str
+    numba_type: types.Type | None = None
+    value: int | None = None
+
+    @property
+    def is_type(self) -> bool:
+        return self.numba_type is not None
+
+    @property
+    def key(self) -> object:
+        """Hashable identity: instantiations with equal keys are the same C++ entity."""
+        return self.numba_type if self.is_type else ("value", self.value)
+
+    def __str__(self) -> str:
+        return str(self.numba_type) if self.is_type else self.cxx
+
+
+class DeductionError(TypingError):
+    """The template arguments cannot be deduced from these argument types."""
+
+
+def type_argument(numba_type: types.Type) -> TemplateArgument:
+    numba_type = types.unliteral(numba_type)
+    return TemplateArgument(cxx_spelling_of(numba_type), numba_type=numba_type)
+
+
+def value_argument(value: int | bool) -> TemplateArgument:
+    if isinstance(value, bool):
+        return TemplateArgument("true" if value else "false", value=value)
+    return TemplateArgument(str(int(value)), value=int(value))
+
+
+def as_numba_type(value: object) -> types.Type:
+    """A Numba type from what users write for a type argument: a Numba type, a bound struct
+    (its Python stub), a bound IntEnum class, or a NumPy scalar type / dtype."""
+    if isinstance(value, types.Type):
+        return value
+    bound = getattr(value, "_numba_type_", None)
+    if isinstance(bound, types.Type):
+        return bound
+    if isinstance(value, type) and issubclass(value, enum.IntEnum):
+        return types.IntEnumMember(value, types.int64)
+    import numpy as np
+
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        from numba.cuda.np.numpy_support import from_dtype
+
+        return from_dtype(np.dtype(value))
+    raise TypeError(
+        f"{value!r} is not a type: give a Numba type (types.float32), a bound struct or enum, "
+        "or a NumPy scalar type"
+    )
+
+
+def explicit_argument(value: object, param: TemplateParamRow) -> TemplateArgument:
+    """The argument a user wrote on the host for ``param`` (``Vec[types.float32, 3]``)."""
+    if param.kind != VALUE_PARAMETER:
+        try:
+            return type_argument(as_numba_type(value))
+        except (TypeError, NoCxxSpelling) as exc:
+            raise TypeError(f"template parameter {param.name}: {exc}") from None
+    if isinstance(value, enum.IntEnum):
+        enum_type = cxx_spelling_of(types.IntEnumMember(type(value), types.int64))
+        return TemplateArgument(f"static_cast<{enum_type}>({int(value)})", value=int(value))
+    if isinstance(value, (bool, int)) or hasattr(value, "__index__"):
+        is_bool = isinstance(value, bool) or param.value_type == "bool"
+        return value_argument(bool(value) if is_bool else operator.index(value))
+    raise TypeError(f"template parameter {param.name} takes a value (an int or bool)")
+
+
+def typed_argument(numba_type: types.Type, param: TemplateParamRow) -> TemplateArgument | None:
+    """The argument a kernel gives for ``param`` as a keyword (``BlockScan(T=np.int32,
+    BLOCK_DIM_X=128)``), from the Numba type of what it wrote; None when Numba has not typed it
+    as a constant yet (a value parameter needs a literal)."""
+    if param.kind == VALUE_PARAMETER:
+        literal = getattr(numba_type, "literal_value", None)
+        if isinstance(literal, (bool, int)):
+            return value_argument(bool(literal) if param.value_type == "bool" else literal)
+        if isinstance(numba_type, types.EnumMember) and hasattr(numba_type, "instance_class"):
+            return None
+        return None
+    if isinstance(numba_type, (types.NumberClass, types.TypeRef)):
+        return type_argument(getattr(numba_type, "instance_type", None) or numba_type.dtype)
+    if isinstance(numba_type, types.Function):
+        bound = getattr(numba_type.typing_key, "_numba_type_", None)
+        if isinstance(bound, types.Type):
+            return type_argument(bound)
+    if isinstance(numba_type, types.DType):
+        return type_argument(numba_type.dtype)
+    raise DeductionError(f"template parameter {param.name} takes a type, not a {numba_type}")
+
+
+# -- deduction --------------------------------------------------------------------------------
+
+
+class Deduction:
+    """Deduced arguments by parameter index; the first ``explicit`` ones are given and are not
+    deduced (their arguments convert instead, as in C++)."""
+
+    def __init__(self, params: Sequence[TemplateParamRow], explicit: Sequence[TemplateArgument]):
+        self.params = params
+        self.explicit_count = len(explicit)
+        self.arguments: dict[int, TemplateArgument] = dict(enumerate(explicit))
+
+    def deduce(self, pattern: tuple, actual: types.Type) -> None:
+        """Deduce from one parameter whose type has ``pattern``, given an argument of
+        ``actual``."""
+        actual = types.unliteral(actual)
+        kind = pattern[0]
+        if kind == "param":
+            try:
+                self.bind(pattern[1], type_argument(actual))
+            except NoCxxSpelling as exc:
+                raise DeductionError(str(exc)) from None
+        elif kind == "pointer":
+            if isinstance(actual, types.CPointer):
+                self.deduce(pattern[1], actual.dtype)
+        elif kind == "template":
+            _kind, qual_name, argument_patterns = pattern
+            instance_of = getattr(actual, "template_qual_name", None)
+            if instance_of is None or canonical_spelling(instance_of) != canonical_spelling(
+                qual_name
+            ):
+                raise DeductionError(f"{actual} is not an instance of {qual_name}")
+            for sub, argument in zip(argument_patterns, actual.template_arguments, strict=False):
+                if sub[0] in ("param", "value"):
+                    self.bind(sub[1], argument)
+                elif sub[0] != "text" and argument.is_type:
+                    self.deduce(sub, argument.numba_type)
+
+    def bind(self, index: int, argument: TemplateArgument) -> None:
+        if index < self.explicit_count or index >= len(self.params):
+            return
+        previous = self.arguments.get(index)
+        if previous is not None and previous.key != argument.key:
+            name = self.params[index].name
+            raise DeductionError(f"{name} deduced as both {previous} and {argument}")
+        self.arguments[index] = argument
+
+
+# -- C++ text ---------------------------------------------------------------------------------
+
+
+def substitute(spelling: str, arguments: Sequence[TemplateArgument]) -> str:
+    """A row's C++ spelling with argument i written where it says ``{i}``."""
+    return spelling.format(*(a.cxx for a in arguments))
+
+
+def template_id(qual_name: str, arguments: Sequence[TemplateArgument]) -> str:
+    """``::ns::Vec<float, 3>``, written the way the shims and probes name it."""
+    name = qual_name if qual_name.startswith("::") else f"::{qual_name}"
+    closing = " >" if arguments and arguments[-1].cxx.endswith(">") else ">"
+    return f"{name}<{', '.join(a.cxx for a in arguments)}{closing}"
+
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+_BINARY.update({ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod})
+_INT_SUFFIX = re.compile(r"(?<=[0-9a-fA-F])[uUlL]+\b")
+
+
+def integer_value(text: str) -> int | None:
+    """The value of a C++ integer constant expression made of literals and + - * / % (after
+    substitution, ``N + 1`` is ``3 + 1``); None for anything else."""
+    text = _INT_SUFFIX.sub("", text.strip()).replace("true", "1").replace("false", "0")
+    text = text.replace("/", "//")  # C++ integer division
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+
+    def evaluate(node: Any) -> int:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            value = evaluate(node.operand)
+            return -value if isinstance(node.op, ast.USub) else value
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            return _BINARY[type(node.op)](evaluate(node.left), evaluate(node.right))
+        raise ValueError(ast.dump(node))
+
+    try:
+        return evaluate(tree)
+    except (ValueError, ZeroDivisionError):
+        return None

@@ -1,0 +1,140 @@
+"""The templates of one set of bindings: their stubs, bound from rows when a module applies
+its rows (or when dynamic binding binds a template).
+
+Loaded only by bindings that have templates, so a module without any pays nothing for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numba.cuda import types
+
+from .overloads import FunctionStubs
+from .rows import AliasTemplateRow, ClassTemplateRow, FunctionTemplateRow, TemplateParamRow
+from .template_args import TemplateArgument, explicit_argument, integer_value, value_argument
+from .template_classes import ClassTemplateBinder
+from .template_functions import (
+    FunctionTemplateBinder,
+    FunctionTemplateStub,
+    bind_operator_template,
+)
+from .templates import TemplateContext
+
+
+class AliasTemplateStub:
+    """``V3[types.float32]`` for ``template <class T> using V3 = Vec<T, 3>``: the instance of
+    the class template it names."""
+
+    def __init__(self, row: AliasTemplateRow, context: TemplateContext) -> None:
+        self.row = AliasTemplateRow(*row)
+        self.params = tuple(TemplateParamRow(*p) for p in self.row.params)
+        self.context = context
+        self.__name__ = self.__qualname__ = self.row.python_name
+        self.__doc__ = f"CUDA C++ alias template {self.row.qual_name} (bound from C++)."
+
+    def __getitem__(self, arguments: Any) -> type:
+        raw = arguments if isinstance(arguments, tuple) else (arguments,)
+        if len(raw) > len(self.params):
+            raise TypeError(f"{self.row.qual_name} takes {len(self.params)} template argument(s)")
+        given = [explicit_argument(v, p) for v, p in zip(raw, self.params, strict=False)]
+        _kind, qual_name, patterns = self.row.pattern
+        binder = self.context.class_template(qual_name)
+        if binder is None:
+            raise TypeError(f"{self.row.qual_name} names {qual_name}, which is not bound")
+        target = {}
+        for index, sub in enumerate(patterns):
+            argument = self.context._template_argument(sub, given)
+            if argument is None:
+                raise TypeError(f"{self.row.qual_name}: cannot tell {qual_name}'s argument {index}")
+            target[index] = argument
+        return binder.instance(binder.complete(target))
+
+    def __repr__(self) -> str:
+        return f"<alias template {self.row.qual_name}>"
+
+
+class ModuleTemplates:
+    """The templates of one generated module, applied with its rows."""
+
+    def __init__(
+        self,
+        context: TemplateContext,
+        class_templates: Sequence[ClassTemplateRow],
+        function_templates: Sequence[FunctionTemplateRow],
+        alias_templates: Sequence[AliasTemplateRow],
+        struct_types: Sequence[types.Type],
+    ) -> None:
+        self.context = context
+        self.function_rows = [FunctionTemplateRow(*r) for r in function_templates]
+        self.alias_rows = [AliasTemplateRow(*r) for r in alias_templates]
+        self.binders: list[ClassTemplateBinder] = []
+        self.specialization_of: dict[int, tuple[ClassTemplateBinder, tuple[str, ...]]] = {}
+        for row in map(ClassTemplateRow._make, class_templates):
+            spelled = {tuple(args): struct_types[index] for args, index in row.specializations}
+            binder = ClassTemplateBinder(row, context, specialization_types=spelled)
+            self.binders.append(binder)
+            for args, index in row.specializations:
+                self.specialization_of[index] = (binder, tuple(args))
+
+    def instance_type(self, description: Sequence) -> types.Type:
+        """The Numba type of a type row ``("instance", class template, argument spellings)``."""
+        _kind, qual_name, spelled = description
+        binder = self.context.class_template(qual_name)
+        if binder is None:
+            raise TypeError(f"{self.context.origin}: class template {qual_name} is not bound")
+        given = {}
+        for index, (text, param) in enumerate(zip(spelled, binder.params, strict=False)):
+            given[index] = spelled_argument(text, param)
+        return binder.instance_type(binder.complete(given))
+
+    def add_struct(self, index: int, stub: type) -> bool:
+        """Hand a specialization's struct stub to its template; False for other structs."""
+        found = self.specialization_of.get(index)
+        if found is None:
+            return False
+        binder, spelled = found
+        binder.add_specialization_stub(spelled, stub)
+        return True
+
+    def prepare_stubs(self, stubs: FunctionStubs) -> None:
+        """Function templates' stubs first: a name with plain overloads and templates gets one
+        stub that takes both (plain overloads, applied next, are tried first, as C++ prefers
+        non-templates)."""
+        for row in self.function_rows:
+            if not row.operator:
+                stubs.adopt_for(row.python_name, row.qual_name,
+                                FunctionTemplateStub(row.qual_name, row.python_name))  # fmt: skip
+
+    def bind(self, stubs: FunctionStubs) -> dict[str, Any]:
+        bound: dict[str, Any] = {binder.row.python_name: binder.stub for binder in self.binders}
+        for row in self.function_rows:
+            binder = FunctionTemplateBinder(row, self.context)
+            if row.operator:
+                bind_operator_template(binder)
+                continue
+            stub = stubs.stub(row.python_name, row.qual_name)
+            stub.add(binder)
+            bound[row.python_name] = stub
+        for row in self.alias_rows:
+            bound[row.python_name] = AliasTemplateStub(row, self.context)
+        return bound
+
+
+def spelled_argument(text: str, param: TemplateParamRow) -> TemplateArgument:
+    """A template argument as C++ spells it (``float``, ``3``, ``true``)."""
+    from .cxx_types import canonical_spelling, numba_type_of
+
+    if param.kind == "value":
+        value = integer_value(text)
+        if value is None:
+            raise TypeError(f"template argument {text!r} of {param.name} is not a number")
+        return value_argument(bool(value) if param.value_type == "bool" else value)
+    numba_type = numba_type_of(text)
+    if numba_type is None:
+        raise TypeError(f"template argument {text} of {param.name} has no Numba type")
+    return TemplateArgument(canonical_spelling(text), numba_type=numba_type)
+
+
+__all__ = ["AliasTemplateStub", "ModuleTemplates", "spelled_argument"]

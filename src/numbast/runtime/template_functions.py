@@ -1,0 +1,293 @@
+"""Function templates in kernels: one stub per C++ name, instantiated when a kernel calls it.
+
+Calling the stub deduces the template arguments from the Numba argument types, the way C++
+deduces them; arguments C++ cannot deduce are given by subscripting the stub on the host, in C++
+order (``scale_by[3]``, like ``scale_by<3>``), or as keywords in the call (``scale_by(x,
+N=3)``), and the rest take their defaults. Each instance gets its own shim calling
+``::name<Args...>(...)``. Numba sees lowerings registered before a compilation starts, so each
+template registers one lowering when it is bound, under a key of its own, which finds the
+instance by the signature typing chose.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import operator as operator_module
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from numba.cuda import types
+from numba.cuda.core.errors import TypingError
+from numba.cuda.typing.templates import AbstractTemplate, Signature
+
+from .calls import Call
+from .overloads import is_bound_type
+from .rows import FunctionTemplateRow, TemplateCallableRow, TemplateParamRow
+from .shim_text import function_call_body, operator_body
+from .template_args import (
+    Deduction,
+    DeductionError,
+    TemplateArgument,
+    explicit_argument,
+    substitute,
+    template_id,
+)
+from .template_probe import Probe, TemplateInstantiationError
+from .templates import (
+    NEEDS_COMPILER,
+    TemplateContext,
+    complete_arguments,
+    keyword_arguments,
+    needs_compiler_for_result,
+    plan_instance_call,
+)
+
+logger = logging.getLogger(__name__)
+
+_COMPOUND = frozenset(
+    {"iadd", "isub", "imul", "itruediv", "imod", "iand", "ior", "ixor", "ilshift", "irshift"}
+)
+
+
+class FunctionTemplateStub:
+    """What kernels call for a bound function template; ``stub[args]`` fixes leading template
+    arguments explicitly (C++'s ``f<args>``) and returns another stub."""
+
+    _numbast_stub_ = True  # a binding stub: its overload sets are its own (runtime.overloads)
+
+    def __init__(self, qual_name: str, python_name: str, explicit: tuple = ()) -> None:
+        self.__name__ = self.__qualname__ = python_name
+        self._numbast_qual_name_ = qual_name
+        self._numbast_declarations_: list[str] = []
+        self._explicit = explicit
+        self._binders: list[FunctionTemplateBinder] = []
+        self._children: dict[tuple, FunctionTemplateStub] = {}
+        self._lock = threading.RLock()
+        self.__doc__ = f"Device function template {qual_name} (bound from C++)."
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f"{self._numbast_qual_name_} is a CUDA device function template bound from C++: "
+            "call it inside a @cuda.jit kernel or device function"
+        )
+
+    def __repr__(self) -> str:
+        explicit = f"[{', '.join(map(repr, self._explicit))}]" if self._explicit else ""
+        return f"<function template {self._numbast_qual_name_}{explicit}>"
+
+    def __getitem__(self, arguments: Any) -> FunctionTemplateStub:
+        given = self._explicit + (arguments if isinstance(arguments, tuple) else (arguments,))
+        key = tuple((type(a), a) if isinstance(a, (bool, int)) else a for a in given)
+        with self._lock:
+            child = self._children.get(key)
+            if child is not None:
+                return child
+            child = FunctionTemplateStub(self._numbast_qual_name_, self.__name__, given)
+            reasons = [child.add(binder) for binder in self._binders]
+            if not child._binders:
+                raise TypeError(
+                    f"{self._numbast_qual_name_}[{', '.join(map(repr, given))}]: "
+                    + "; ".join(r for r in reasons if r)
+                )
+            self._children[key] = child
+            return child
+
+    def add(self, binder: FunctionTemplateBinder, also: Sequence[Any] = ()) -> str | None:
+        """Make ``binder``'s template callable through this stub (and the keys in ``also``);
+        returns why not when the explicit arguments do not fit it."""
+        params = binder.row.params
+        if len(self._explicit) > len(params):
+            return f"{binder.row.qual_name} takes {len(params)} template argument(s)"
+        try:
+            explicit = tuple(
+                explicit_argument(v, p) for v, p in zip(self._explicit, params, strict=False)
+            )
+        except TypeError as exc:
+            return str(exc)
+        with self._lock:
+            self._binders.append(binder)
+        instantiator = _Instantiator(binder, explicit)
+        for key in (self, *also):
+            instantiator.register(key)
+        declaration = binder.row.callable.declaration
+        if declaration and declaration not in self._numbast_declarations_:
+            self._numbast_declarations_.append(declaration)
+            self.__doc__ += f"\n    {declaration}"
+        return None
+
+
+class FunctionTemplateBinder:
+    """One function template of one set of bindings."""
+
+    def __init__(self, row: FunctionTemplateRow, context: TemplateContext) -> None:
+        self.row = FunctionTemplateRow(*row)
+        self.callable = TemplateCallableRow(*self.row.callable)
+        self.params = tuple(TemplateParamRow(*p) for p in self.row.params)
+        self.context = context
+
+    @property
+    def is_operator(self) -> bool:
+        return bool(self.row.operator)
+
+
+class _Instantiator:
+    """Deduces, instantiates and lowers one function template for one set of explicit
+    arguments; also the key its lowering is registered under."""
+
+    def __init__(self, binder: FunctionTemplateBinder, explicit: tuple[TemplateArgument, ...]):
+        self.binder = binder
+        self.explicit = explicit
+        self._calls: dict[tuple, Call | str] = {}  # (argument keys, arity) -> call, or why not
+        self._by_signature: dict[tuple, Call] = {}
+        self._lock = threading.Lock()
+
+    def register(self, key: Any) -> None:
+        instantiator = self
+
+        class FunctionTemplateTyping(AbstractTemplate):
+            def generic(self, args, kws):
+                try:
+                    return instantiator.signature_for(self.context, args, kws)
+                except TypingError as exc:
+                    if instantiator.binder.is_operator:
+                        # Most uses of an operator are not this template's business: let
+                        # other overloads try, quietly.
+                        logger.debug(
+                            "%s does not apply: %s", instantiator.binder.row.qual_name, exc
+                        )
+                        return None
+                    raise
+
+            def get_impl_key(self, sig):
+                return instantiator
+
+        FunctionTemplateTyping.key = key
+        registries = self.binder.context.registries
+        registries.typing.register_global(key, types.Function(FunctionTemplateTyping))
+        registries.lowering.lower(self, types.VarArg(types.Any))(self.lower)
+
+    # -- typing -----------------------------------------------------------------------------
+    def signature_for(self, typing_context, args, kws) -> Signature | None:
+        binder, row = self.binder, self.binder.callable
+        args = tuple(types.unliteral(a) for a in args)
+        keywords, others = keyword_arguments(binder.params, dict(kws or {}))
+        if others:
+            raise TypingError(
+                f"{binder.row.qual_name}: {', '.join(others)} is no template parameter (call "
+                "arguments are positional)"
+            )
+        if any(value is None for value in keywords.values()):
+            return None  # a value parameter given as a non-constant: Numba retries with literals
+        required = sum(1 for _name, _type, has_default in row.params if not has_default)
+        if not required <= len(args) <= len(row.params):
+            raise TypingError(f"{binder.row.qual_name} takes {len(row.params)} argument(s)")
+        if binder.is_operator and not any(is_bound_type(a) for a in args):
+            # C++ overloads operators only for class and enum operands; without this an
+            # unconstrained template would capture every int + int in every kernel.
+            raise DeductionError("no operand is a bound C++ class or enum")
+        deduction = Deduction(binder.params, self.explicit)
+        for index, argument in keywords.items():
+            deduction.bind(index, argument)
+        for (_name, type_row, _default), actual in zip(row.params, args, strict=False):
+            deduction.deduce(type_row.pattern, actual)
+        try:
+            arguments = complete_arguments(
+                binder.context,
+                binder.params,
+                deduction.arguments,
+                binder.row.qual_name,
+                hint=f"give it explicitly: {binder.row.python_name or 'f'}[...](...) or by name",
+            )
+            call = self._call(arguments, len(args))
+        except TemplateInstantiationError as exc:
+            raise TypingError(str(exc)) from None
+        for actual, formal in zip(args, call.visible_args, strict=True):
+            if actual != formal and typing_context.can_convert(actual, formal) is None:
+                raise TypingError(f"{self._callee(arguments)}: cannot pass {actual} as {formal}")
+        sig = call.signature()
+        with self._lock:
+            self._by_signature[sig.args] = call
+        return sig
+
+    def _callee(self, arguments: Sequence[TemplateArgument]) -> str:
+        return template_id(self.binder.row.qual_name, arguments)
+
+    def _call(self, arguments: list[TemplateArgument], arity: int) -> Call:
+        key = (tuple(a.key for a in arguments), arity)
+        with self._lock:
+            known = self._calls.get(key)
+        if known is None:
+            try:
+                known = self._instantiate(arguments, arity)
+            except (TemplateInstantiationError, TypeError) as exc:
+                known = f"{self._callee(arguments)}: {exc}"
+            with self._lock:
+                self._calls[key] = known
+        if isinstance(known, str):
+            raise TemplateInstantiationError(known)
+        return known
+
+    # -- instantiation ----------------------------------------------------------------------
+    def _instantiate(self, arguments: list[TemplateArgument], arity: int) -> Call:
+        binder, row, context = self.binder, self.binder.callable, self.binder.context
+        callee = self._callee(arguments)
+        params = row.params[:arity]
+        parameter_types: list[Any] = [
+            context.evaluate(t.pattern, arguments) for _n, t, _d in params
+        ]
+        spelled = [substitute(t.spelling, arguments) for _n, t, _d in params]
+        result: Any = None
+        if row.result is not None:
+            result = NEEDS_COMPILER
+            if not needs_compiler_for_result(row.result):
+                result = context.evaluate(row.result.pattern, arguments)
+        unknown = {f"p{i}": spelled[i] for i, t in enumerate(parameter_types) if t is None}
+        if row.result is not None and result is NEEDS_COMPILER:
+            call = f"{callee}({', '.join(f'nbi_probe::declval<{p}>()' for p in spelled)})"
+            unknown["r"] = f"decltype({call})"
+        if unknown:
+
+            def ask() -> dict:
+                answer = context.probe(Probe(types_=unknown), callee)
+                return {slot: context.describe(answer.types[slot]) for slot in unknown}
+
+            key = ["function", row.declaration, callee, arity, sorted(unknown.items())]
+            answers = context.recorded(key, ask)
+            for slot, description in answers.items():
+                if slot == "r":
+                    result = context.undescribe(description)
+                else:
+                    parameter_types[int(slot[1:])] = context.undescribe(description)
+        compound = binder.row.operator in _COMPOUND
+        if binder.is_operator:
+            body = functools.partial(operator_body, row.cxx_name)
+        else:
+            body = functools.partial(function_call_body, callee)
+        plan = plan_instance_call(
+            row,
+            parameter_types,
+            None if compound else result,
+            body,
+            callee=callee,
+            returns_first_argument=compound,
+        )
+        return Call.from_plan(plan)
+
+    # -- lowering ---------------------------------------------------------------------------
+    def lower(self, context, builder, sig, args):
+        with self._lock:
+            call = self._by_signature[sig.args]
+        library = self.binder.context.library
+        return call.lowering(library)(context, builder, sig, args)
+
+
+def bind_operator_template(binder: FunctionTemplateBinder) -> Any:
+    """Bind an operator template to its Python operator; returns the ``operator`` function."""
+    key = getattr(operator_module, binder.row.operator)
+    _Instantiator(binder, ()).register(key)
+    return key
+
+
+__all__ = ["FunctionTemplateBinder", "FunctionTemplateStub", "bind_operator_template"]

@@ -1,0 +1,230 @@
+"""Ask the compiler about a template instantiation: constants (sizeof, alignof, offsets,
+defaults) and types (``decltype`` of a call, ``typename traits<T>::type``), with NVRTC alone.
+
+A probe is a small translation unit: the bindings' preamble (which includes the header), then
+one ``extern "C" __device__`` constant per question. Compiled to PTX (no driver needed), each
+constant appears as ``.global ... name = value;``. A type comes back as a code: the index of a
+known C++ type (builtins, CUDA vector types, types bound so far), plus a pointer depth, or an
+instance of a bound class template with its arguments, which are codes and values again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from numba.cuda import types
+
+from .cxx_names import BUILTIN_NUMBA_NAMES, vector_type_names
+from .cxx_types import _BY_SPELLING, cxx_spelling_of
+from .nvrtc import NvrtcError, compile_unit, unit_options
+from .rows import VALUE_PARAMETER
+
+PROBE_NAMESPACE = "nbi_probe"
+POINTER_STEP = 1 << 24  # a type's code grows by this per level of pointer
+INSTANCE_BASE = 1 << 16  # codes from here name instances of class template i (base + i)
+MAX_TEMPLATE_ARGUMENTS = 8
+# A constant in PTX; zero ones are written without an initializer.
+_CONSTANT = re.compile(
+    r"\.(?:global|const)\s+(?:\.align\s+\d+\s+)?\.[usb]64\s+(nbi_\w+)(?:\s*=\s*(-?\d+))?\s*;"
+)
+
+
+class TemplateInstantiationError(TypeError):
+    """The compiler rejected an instantiation (a static_assert fired, an argument does not
+    fit...): the message holds its errors."""
+
+
+class KnownTemplate(NamedTuple):
+    """A class template a probe can recognise instances of."""
+
+    qual_name: str
+    params: tuple  # TemplateParamRow, ...
+    instance: Callable[[list], types.Type]  # arguments -> the bound instance's Numba type
+
+
+class ProbeAnswer(NamedTuple):
+    constants: dict[str, int]
+    types: dict[str, types.Type | None]  # None: the type is void
+
+
+class Probe:
+    """The questions: ``constants`` (name -> C++ integer constant expression) and ``types``
+    (name -> C++ type-id)."""
+
+    def __init__(self, constants: Mapping[str, str] = (), types_: Mapping[str, str] = ()) -> None:
+        self.constants = dict(constants)
+        self.types = dict(types_)
+
+    def run(
+        self,
+        preamble: str,
+        arch: str,
+        what: str,
+        templates: Sequence[KnownTemplate] = (),
+    ) -> ProbeAnswer:
+        """Compile the probe; raises TemplateInstantiationError naming ``what`` with the
+        compiler's errors."""
+        candidates = _candidates()
+        templates = [t for t in templates if _recognisable(t)]
+        source = self.source(preamble, candidates, templates)
+        name = f"probe_{hashlib.sha256(source.encode()).hexdigest()[:12]}.cu"
+        try:
+            ptx = compile_unit(source, name, unit_options(arch, lto=False), "ptx").code
+        except NvrtcError as exc:
+            errors = [line for line in exc.log.splitlines() if "error" in line][:8]
+            listing = "\n".join(f"  {line}" for line in errors or exc.log.splitlines()[:8])
+            raise TemplateInstantiationError(
+                f"the C++ compiler rejects {what}:\n{listing}\nCheck the template arguments "
+                "(and the header's include directories and defines)."
+            ) from None
+        values = {m[1]: _signed(int(m[2] or 0)) for m in _CONSTANT.finditer(ptx.decode())}
+        answer = ProbeAnswer({}, {})
+        for constant in self.constants:
+            answer.constants[constant] = values[f"nbi_c_{constant}"]
+        for slot in self.types:
+            answer.types[slot] = _decode(values, f"nbi_t_{slot}", candidates, templates, what)
+        return answer
+
+    def source(self, preamble: str, candidates: list, templates: Sequence[KnownTemplate]) -> str:
+        lines = [preamble, "", f"namespace {PROBE_NAMESPACE} {{", _HELPERS]
+        for index, (spelling, _numba_type) in enumerate(candidates):
+            value = "-2" if spelling == "void" else str(index)
+            lines.append(f"template <> struct code<{spelling}> {{ {_VALUE} = {value}; }};")
+        for index, known in enumerate(templates):
+            lines += _instance_detector(index, known)
+        lines.append(f"}}  // namespace {PROBE_NAMESPACE}")
+        ns = PROBE_NAMESPACE
+        for name, expression in self.constants.items():
+            lines.append(
+                f'extern "C" __device__ const long long nbi_c_{name} = '
+                f"static_cast<long long>({expression});"
+            )
+        for name, type_id in self.types.items():
+            stripped = f"{ns}::strip<{type_id}>::type"
+            lines.append(
+                f'extern "C" __device__ const long long nbi_t_{name} = '
+                f"{ns}::code<{stripped}>::value;"
+            )
+            for position in range(MAX_TEMPLATE_ARGUMENTS):
+                lines.append(
+                    f'extern "C" __device__ const long long nbi_t_{name}_a{position} = '
+                    f"{ns}::argument<{stripped}>::a{position};"
+                )
+        return "\n".join(lines) + "\n"
+
+
+_VALUE = "static constexpr long long value"
+
+_HELPERS = f"""\
+template <class T> __device__ T &&declval() noexcept;  // in decltype only: never defined
+template <class T> struct strip {{ using type = T; }};
+template <class T> struct strip<const T> {{ using type = typename strip<T>::type; }};
+template <class T> struct strip<volatile T> {{ using type = typename strip<T>::type; }};
+template <class T> struct strip<const volatile T> {{ using type = typename strip<T>::type; }};
+template <class T> struct strip<T &> {{ using type = typename strip<T>::type; }};
+template <class T> struct strip<T &&> {{ using type = typename strip<T>::type; }};
+template <class T> struct code {{ {_VALUE} = -1; }};
+template <class T> struct code<T *> {{
+  static constexpr long long inner = code<typename strip<T>::type>::value;
+  {_VALUE} = inner == -1 ? -1 : inner + {POINTER_STEP}LL;
+}};
+template <class T> struct argument {{
+  {" ".join(f"static constexpr long long a{i} = 0;" for i in range(MAX_TEMPLATE_ARGUMENTS))}
+}};
+template <class T> struct argument<T *> : argument<typename strip<T>::type> {{}};"""
+
+
+def _recognisable(known: KnownTemplate) -> bool:
+    return 0 < len(known.params) <= MAX_TEMPLATE_ARGUMENTS
+
+
+def _instance_detector(index: int, known: KnownTemplate) -> list[str]:
+    """Partial specializations of ``code`` and ``argument`` matching every instance."""
+    declared, used, arguments = [], [], []
+    for position, param in enumerate(known.params):
+        name = f"A{position}"
+        if param.kind == VALUE_PARAMETER:
+            declared.append(f"{param.value_type} {name}")
+            arguments.append(f"static constexpr long long a{position} = (long long)({name});")
+        else:
+            declared.append(f"class {name}")
+            arguments.append(
+                f"static constexpr long long a{position} = "
+                f"code<typename strip<{name}>::type>::value;"
+            )
+        used.append(name)
+    qual = known.qual_name if known.qual_name.startswith("::") else f"::{known.qual_name}"
+    instance = f"{qual}<{', '.join(used)}>"
+    head = f"template <{', '.join(declared)}>"
+    return [
+        f"{head} struct code<{instance}> {{ {_VALUE} = {INSTANCE_BASE + index}; }};",
+        f"{head} struct argument<{instance}> {{ {' '.join(arguments)} }};",
+    ]
+
+
+def _candidates() -> list[tuple[str, types.Type | None]]:
+    """Every C++ type a probe can name back: (spelling in the probe, Numba type), each Numba
+    type once (two spellings of one C++ type would specialize ``code`` twice)."""
+    from numba.cuda.vector_types import vector_types
+
+    found: dict[Any, tuple[str, Any]] = {}
+    for cxx, name in BUILTIN_NUMBA_NAMES.items():
+        numba_type = None if name == "void" else getattr(types, name)
+        if cxx in ("__half", "__nv_bfloat16"):
+            continue  # only known to the probe when a header declares them (then bound)
+        found.setdefault(numba_type if numba_type is not None else "void", (cxx, numba_type))
+    for cxx, name in vector_type_names().items():
+        found.setdefault(vector_types[name], (cxx, vector_types[name]))
+    for numba_type in list(_BY_SPELLING.values()):
+        try:
+            spelling = cxx_spelling_of(numba_type)
+        except TypeError:
+            continue
+        if numba_type not in found:
+            found[numba_type] = (f"::{spelling.removeprefix('::')}", numba_type)
+    return list(found.values())
+
+
+def _decode(
+    values: Mapping[str, int],
+    slot: str,
+    candidates: list,
+    templates: Sequence[KnownTemplate],
+    what: str,
+) -> types.Type | None:
+    code = values[slot]
+    if code == -1:
+        raise TemplateInstantiationError(
+            f"{what}: a type it uses has no Numba counterpart (bind the C++ type first)"
+        )
+    depth, base = divmod(code, POINTER_STEP) if code >= 0 else (0, code)
+    if base == -2 or (code >= 0 and candidates[base % POINTER_STEP][1] is None):
+        if depth == 0:
+            return None  # void
+        numba_type: types.Type = types.voidptr
+        depth -= 1
+    elif base >= INSTANCE_BASE:
+        known = templates[base - INSTANCE_BASE]
+        arguments = []
+        for position, param in enumerate(known.params):
+            value = values[f"{slot}_a{position}"]
+            if param.kind == VALUE_PARAMETER:
+                arguments.append(value)
+            else:
+                inner = _decode({slot: value}, slot, candidates, (), what)
+                if inner is None:
+                    raise TemplateInstantiationError(f"{what}: a template argument is void")
+                arguments.append(inner)
+        numba_type = known.instance(arguments)
+    else:
+        numba_type = candidates[base][1]
+    for _ in range(depth):
+        numba_type = types.CPointer(numba_type)
+    return numba_type
+
+
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value

@@ -1,0 +1,352 @@
+"""What instantiating templates at run time shares: the bindings' template context, the store
+of instances made, evaluating a row's type patterns, and planning an instance's calls.
+
+Rows carry templates as data (``numbast.runtime.rows``). An instance is made the first time a
+kernel (or an index on the host) needs it: deduction and substitution happen in Python; what
+only the compiler knows (a layout, a ``decltype``, a default such as ``sizeof(T)``) is asked of
+NVRTC with a probe (``template_probe``). The answers are recorded as plain data in an
+``InstanceStore``: in memory for dynamic bindings and standalone modules, beside the cache entry
+for modules of the import system, so a later process makes the same instance with no compiler.
+Instances then bind through the one apply path like any declaration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from numba.cuda import types
+
+from .call_plans import CallPlan, ShimValue, assemble_call
+from .cxx_types import canonical_spelling, cxx_spelling_of, numba_type_of, register_spelling
+from .overloads import DEFAULT_REGISTRIES, Registries
+from .rows import TemplateCallableRow, TemplateTypeRow
+from .shim_library import ShimLibrary
+from .state import LOCK, shared_table
+from .template_args import TemplateArgument, integer_value, substitute, type_argument
+from .template_probe import KnownTemplate, Probe, TemplateInstantiationError
+
+logger = logging.getLogger(__name__)
+
+# Class template binders of every set of bindings, by qualified name: a pattern naming a class
+# template of another header (or another module) finds it here.
+_CLASS_TEMPLATES: dict[str, Any] = shared_table("class_templates", dict)
+
+NEEDS_COMPILER = None  # what evaluating a pattern gives when only the compiler can tell
+
+
+class InstanceStore(Protocol):
+    """Where the answers about instances (plain JSON-able data) are kept, by key."""
+
+    def get(self, key: str) -> dict | None: ...
+
+    def put(self, key: str, record: dict) -> None: ...
+
+
+class MemoryInstances:
+    """The instances of this process only."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, dict] = {}
+
+    def get(self, key: str) -> dict | None:
+        return self._records.get(key)
+
+    def put(self, key: str, record: dict) -> None:
+        self._records[key] = record
+
+
+class TemplateContext:
+    """What instantiating one set of bindings' templates needs: their shim library (its
+    preamble includes the header), where they register, the arch to ask the compiler for, and
+    the store of instances."""
+
+    def __init__(
+        self,
+        origin: str,
+        library: ShimLibrary,
+        registries: Registries = DEFAULT_REGISTRIES,
+        arch: str | None = None,
+        store: InstanceStore | None = None,
+        defines: Sequence[str] = (),
+    ) -> None:
+        self.origin = origin
+        self.defines = tuple(defines)
+        self.library = library
+        self.registries = registries
+        self._arch = arch
+        self.store: InstanceStore = store if store is not None else MemoryInstances()
+        self.class_templates: dict[str, Any] = {}
+
+    # -- where -----------------------------------------------------------------------------
+    @property
+    def arch(self) -> str:
+        """The arch to compile probes and shims for: the one given, else the current GPU's."""
+        if self._arch is None:
+            try:
+                from numba import cuda
+
+                major, minor = cuda.get_current_device().compute_capability
+            except Exception as exc:  # no driver / no device: numba raises several types
+                raise TemplateInstantiationError(
+                    f"{self.origin}: templates are instantiated for a GPU arch, and there is no "
+                    f"GPU to ask ({exc}); give the arch when binding (arch=...)"
+                ) from None
+            self._arch = f"sm_{major}{minor}"
+        return self._arch
+
+    # -- class templates -----------------------------------------------------------------
+    def add_class_template(self, binder: Any) -> None:
+        key = canonical_spelling(binder.row.qual_name)
+        self.class_templates[key] = binder
+        with LOCK:
+            _CLASS_TEMPLATES[key] = binder
+
+    def class_template(self, qual_name: str) -> Any | None:
+        key = canonical_spelling(qual_name)
+        return self.class_templates.get(key) or _CLASS_TEMPLATES.get(key)
+
+    def known_templates(self) -> list[KnownTemplate]:
+        binders = {**_CLASS_TEMPLATES, **self.class_templates}
+        return [
+            KnownTemplate(b.row.qual_name, b.row.params, b.numba_type_of_instance)
+            for b in binders.values()
+        ]
+
+    # -- patterns ------------------------------------------------------------------------
+    def evaluate(self, pattern: tuple, arguments: Sequence[TemplateArgument]) -> Any:
+        """The Numba type ``pattern`` builds from ``arguments``, or NEEDS_COMPILER."""
+        kind = pattern[0]
+        if kind == "param":
+            index = pattern[1]
+            if index < len(arguments) and arguments[index].is_type:
+                return arguments[index].numba_type
+            return NEEDS_COMPILER
+        if kind == "type":
+            found = numba_type_of(pattern[1])
+            return NEEDS_COMPILER if found is None else found
+        if kind == "array":
+            element = self.evaluate(pattern[1], arguments)
+            count = integer_value(substitute(pattern[2], arguments))
+            if element is NEEDS_COMPILER or count is None:
+                return NEEDS_COMPILER
+            return types.UniTuple(element, count)
+        if kind == "pointer":
+            inner = self.evaluate(pattern[1], arguments)
+            return NEEDS_COMPILER if inner is NEEDS_COMPILER else types.CPointer(inner)
+        if kind == "template":
+            binder = self.class_template(pattern[1])
+            if binder is None:
+                return NEEDS_COMPILER
+            given = []
+            for sub in pattern[2]:
+                argument = self._template_argument(sub, arguments)
+                if argument is None:
+                    return NEEDS_COMPILER
+                given.append(argument)
+            return binder.instance_type(binder.complete(dict(enumerate(given))))
+        return NEEDS_COMPILER
+
+    def _template_argument(
+        self, sub: tuple, arguments: Sequence[TemplateArgument]
+    ) -> TemplateArgument | None:
+        if sub[0] in ("param", "value"):
+            return arguments[sub[1]] if sub[1] < len(arguments) else None
+        if sub[0] == "text":
+            text = substitute(sub[1], arguments)
+            value = integer_value(text)
+            if value is not None:
+                return TemplateArgument(str(value), value=value)
+            found = numba_type_of(text)
+            return None if found is None else TemplateArgument(text, numba_type=found)
+        inner = self.evaluate(sub, arguments)
+        return None if inner is NEEDS_COMPILER else type_argument(inner)
+
+    # -- the compiler --------------------------------------------------------------------
+    def probe(self, probe: Probe, what: str) -> Any:
+        preamble = "\n".join(
+            [*(f"#define {d.partition('=')[0]} {d.partition('=')[2] or '1'}" for d in self.defines),
+             self.library.preamble]
+        )  # fmt: skip
+        return probe.run(preamble, self.arch, what, self.known_templates())
+
+    def recorded(self, key_parts: Sequence[Any], make: Callable[[], dict]) -> dict:
+        """The store's record for ``key_parts``, made (and stored) when there is none."""
+        key = hashlib.sha256(json.dumps(list(key_parts), default=str).encode()).hexdigest()
+        record = self.store.get(key)
+        if record is None:
+            record = make()
+            self.store.put(key, record)
+        return record
+
+    # -- types in records -----------------------------------------------------------------
+    def describe(self, numba_type: types.Type | None) -> Any:
+        """A Numba type as record data (JSON), which :meth:`undescribe` turns back."""
+        if numba_type is None:
+            return ["void"]
+        if isinstance(numba_type, types.CPointer):
+            return ["pointer", self.describe(numba_type.dtype)]
+        template = getattr(numba_type, "template_qual_name", None)
+        if template is not None:
+            arguments = [
+                self.describe(a.numba_type) if a.is_type else ["value", a.value]
+                for a in numba_type.template_arguments
+            ]
+            return ["instance", template, arguments]
+        return ["spelled", cxx_spelling_of(numba_type)]
+
+    def undescribe(self, description: Sequence) -> types.Type | None:
+        kind = description[0]
+        if kind == "void":
+            return None
+        if kind == "pointer":
+            return types.CPointer(self.undescribe(description[1]))
+        if kind == "instance":
+            binder = self.class_template(description[1])
+            if binder is None:
+                raise TemplateInstantiationError(f"class template {description[1]} is not bound")
+            arguments = [
+                TemplateArgument(str(d[1]), value=d[1])
+                if d[0] == "value"
+                else type_argument(self.undescribe(d))
+                for d in description[2]
+            ]
+            return binder.instance_type(arguments)
+        found = numba_type_of(description[1])
+        if found is None:
+            raise TemplateInstantiationError(f"C++ type {description[1]} is not bound")
+        return found
+
+
+# -- an instance's calls ----------------------------------------------------------------------
+
+_AUTO = re.compile(r"^(const\s+)?(auto|decltype\s*\(.*\))\s*[&*]*$")
+
+
+def needs_compiler_for_result(row: TemplateTypeRow) -> bool:
+    return row.pattern[0] == "dependent" or bool(_AUTO.match(row.spelling.strip()))
+
+
+def shim_value(numba_type: types.Type, type_row: TemplateTypeRow | None = None) -> ShimValue:
+    """How a value of ``numba_type`` crosses a template instance's shim."""
+    spelling = cxx_spelling_of(numba_type)
+    align = getattr(numba_type, "alignof_", None)
+    rvalue = type_row is not None and type_row.reference == "&&"
+    if isinstance(numba_type, types.IntEnumMember):
+        return ShimValue(numba_type, spelling, enum=True)
+    return ShimValue(numba_type, spelling, align=align, rvalue=rvalue)
+
+
+def shim_name(what: str, text: str) -> str:
+    role = re.sub(r"\W", "_", what)[:40]
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return f"nbi_shim_tmpl_{role}_{digest}"
+
+
+def plan_instance_call(
+    callable_row: TemplateCallableRow,
+    parameter_types: Sequence[types.Type],
+    result_type: types.Type | None,
+    body: Callable,
+    *,
+    callee: str,
+    object_value: ShimValue | None = None,
+    returns_first_argument: bool = False,
+) -> CallPlan:
+    """The call of one instantiated callable, its parameter and result types known."""
+    values = [] if object_value is None else [object_value]
+    for (_name, type_row, _default), numba_type in zip(
+        callable_row.params, parameter_types, strict=False
+    ):
+        values.append(shim_value(numba_type, type_row))
+    result = None if result_type is None else shim_value(result_type)
+    signature = ", ".join(v.spelling for v in values)
+    name = shim_name(callable_row.name or callee, f"{callee}({signature})|{callable_row.kind}")
+    return assemble_call(name, values, result, body, returns_first_argument)
+
+
+def register_instance_spelling(spelling: str, numba_type: types.Type) -> None:
+    register_spelling(spelling, numba_type)
+
+
+def refresh_numba() -> None:
+    """Make Numba see registrations made while it types a kernel (an instance made on the fly):
+    its contexts load new registrations only when refreshed."""
+    from numba.cuda.descriptor import cuda_target
+
+    cuda_target.typing_context.refresh()
+    cuda_target.target_context.refresh()
+
+
+def keyword_arguments(
+    params: Sequence[Any], kws: Mapping[str, types.Type]
+) -> tuple[dict[int, Any], dict[str, types.Type]]:
+    """Split a kernel call's keywords into template arguments (by parameter index, from their
+    Numba types) and the rest (the call's own keyword arguments)."""
+    from .template_args import typed_argument
+
+    names = {param.name: index for index, param in enumerate(params)}
+    template: dict[int, Any] = {}
+    rest: dict[str, types.Type] = {}
+    for name, numba_type in kws.items():
+        index = names.get(name)
+        if index is None:
+            rest[name] = numba_type
+        else:
+            template[index] = typed_argument(numba_type, params[index])
+    return template, rest
+
+
+def complete_arguments(
+    context: TemplateContext,
+    params: Sequence[Any],
+    given: Mapping[int, TemplateArgument],
+    what: str,
+    hint: str = "",
+) -> list[TemplateArgument]:
+    """Every template argument, in order: the ``given`` ones (explicit or deduced, by index),
+    then defaults. A default is read in Python when it is a type spelling this process knows or
+    an integer expression; otherwise the compiler evaluates it (``int N = sizeof(T)``), once:
+    the answer is recorded in the store."""
+    arguments: list[TemplateArgument] = []
+    for index, param in enumerate(params):
+        if index in given and given[index] is not None:
+            arguments.append(given[index])
+            continue
+        if param.default is None:
+            raise TemplateInstantiationError(
+                f"{what}: template parameter {param.name or index} is neither deduced nor "
+                f"defaulted{'; ' + hint if hint else ''}"
+            )
+        text = substitute(param.default, arguments).strip()
+        arguments.append(_default(context, param, text, what))
+    return arguments
+
+
+def _default(context: TemplateContext, param: Any, text: str, what: str) -> TemplateArgument:
+    from .template_args import value_argument
+
+    if param.kind == "type":
+        found = numba_type_of(text)
+        if found is not None:
+            return TemplateArgument(canonical_spelling(text), numba_type=found)
+
+        def probe_type() -> dict:
+            answer = context.probe(Probe(types_={"d": text}), f"{what} (default {text})")
+            return {"type": context.describe(answer.types["d"])}
+
+        record = context.recorded(["default", context.library.preamble, text], probe_type)
+        return type_argument(context.undescribe(record["type"]))
+    value = integer_value(text)
+    if value is None:
+
+        def probe_value() -> dict:
+            answer = context.probe(Probe(constants={"d": text}), f"{what} (default {text})")
+            return {"value": answer.constants["d"]}
+
+        value = context.recorded(["default", context.library.preamble, text], probe_value)["value"]
+    return value_argument(bool(value) if param.value_type == "bool" else value)
