@@ -102,6 +102,10 @@ def generate(
         # Tracebacks and inspect.getsource read the source from here.
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     code = compile(source, filename, "exec")
+    if entry_dir is not None:
+        from numbast_import.cache.instances import EntryInstances
+
+        module.__numbast_instances__ = EntryInstances(entry_dir, arch)
     execute(module, code, filename)
     library = module._numbast_shim_library
     try:

@@ -27,7 +27,14 @@ from pathlib import Path
 
 from numbast_import.arch import resolve_arch
 from numbast_import.build import entry_key, execute, generate, regenerate_command
-from numbast_import.cache.manifest import BINDINGS, BINDINGS_CODE, SHIM_LTOIR, code_from_pyc
+from numbast_import.cache.instances import EntryInstances
+from numbast_import.cache.manifest import (
+    BINDINGS,
+    BINDINGS_CODE,
+    SHIM_LTOIR,
+    SHIM_SOURCE,
+    code_from_pyc,
+)
 from numbast_import.cache.root import PARSER_DIR, cache_layers, cache_root, ensure_private_dir
 from numbast_import.cache.store import BuildOutput, CacheStore, Entry
 from numbast_import.errors import HeaderImportError, ImportConfigError
@@ -109,7 +116,7 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
     entry = store.lookup(digest, components)
     if entry is not None:
         logger.debug("%s: cache hit %s", name, entry.path)
-        run_entry(module, entry)
+        run_entry(module, entry, arch)
         return
     ran_here: list[bool] = []
 
@@ -123,33 +130,30 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
 
     entry = store.build(digest, components, build, what=f"{name} ({digest[:12]})")
     if ran_here:  # the module already ran during the build
-        attach_ltoir(module, entry.read(SHIM_LTOIR))
+        attach_ltoir(module, entry, arch)
     else:  # another process built it while this one waited for the lock
-        run_entry(module, entry)
+        run_entry(module, entry, arch)
 
 
-def run_entry(module: types.ModuleType, entry: Entry) -> None:
+def run_entry(module: types.ModuleType, entry: Entry, arch: str) -> None:
     """Run the entry's code object as ``module`` (no compiling) and make kernels link the
     cached LTO-IR."""
     assert entry.path is not None
     filename = str(entry.path / BINDINGS)
+    module.__numbast_instances__ = EntryInstances(entry.path, arch)
     execute(module, code_from_pyc(entry.read(BINDINGS_CODE), filename), filename)
-    attach_ltoir(module, entry.read(SHIM_LTOIR))
+    attach_ltoir(module, entry, arch)
 
 
-def attach_ltoir(module: types.ModuleType, ltoir: bytes) -> None:
-    from numba.cuda.cudadrv.linkable_code import LTOIR
-
-    library = module._numbast_shim_library
-    current = library.link_object()
-    # Keep the Module Callbacks the generated module attached to its source link object.
-    library.use_link_object(
-        LTOIR(
-            ltoir,
-            name=f"{module.__name__}_shims.ltoir",
-            setup_callback=getattr(current, "setup_callback", None),
-            teardown_callback=getattr(current, "teardown_callback", None),
-        )
+def attach_ltoir(module: types.ModuleType, entry: Entry, arch: str) -> None:
+    """Kernels link the entry's LTO-IR (with the shims of template instances, when they use
+    any, compiled into one unit with it, kept beside the entry)."""
+    instances = getattr(module, "__numbast_instances__", None)
+    module._numbast_shim_library.use_precompiled(
+        entry.read(SHIM_LTOIR),
+        entry.read(SHIM_SOURCE).decode(),
+        arch,
+        instances.compile_unit if isinstance(instances, EntryInstances) else None,
     )
 
 

@@ -95,5 +95,8 @@ def kernel(out):
 cubin = link_kernel_to_cubin(kernel, (types.float32[:],), arch="sm_90")
 print("cubin bytes", len(cubin))
 print("clang loaded:", "clang.cindex" in sys.modules)
-print("link object:", type(vec._numbast_shim_library.link_object()).__name__)
+from numba.cuda.cudadrv.linkable_code import LTOIR
+
+linked = vec._numbast_shim_library.link_object()
+print("link object:", "LTOIR" if isinstance(linked, LTOIR) else type(linked).__name__)
 """

@@ -21,8 +21,9 @@ from numbast.dynamic.functions import bind_cxx_function
 from numbast.dynamic.shim_writer import MemoryShimWriter
 from numbast.dynamic.structs import bind_cxx_struct
 from numbast.planning.intents import IntentSpec
+from numbast.runtime.apply import enum_member_type
 from numbast.runtime.shim_library import ShimLibrary, shim_preamble
-from numbast.templates.class_templates import bind_cxx_class_template
+from numbast.templates.class_templates import bind_cxx_alias_template, bind_cxx_class_template
 from numbast.templates.context import InstantiationOptions
 from numbast.templates.function_templates import bind_cxx_function_template
 
@@ -38,10 +39,11 @@ class BoundHeader:
     operators: list[Any] = field(default_factory=list)
     function_templates: dict[str, Any] = field(default_factory=dict)
     class_templates: dict[str, Any] = field(default_factory=dict)
+    alias_templates: dict[str, Any] = field(default_factory=dict)
 
     def __getattr__(self, name: str) -> Any:
         tables = (self.structs, self.enums, self.functions, self.function_templates)
-        for table in (*tables, self.class_templates):
+        for table in (*tables, self.class_templates, self.alias_templates):
             if name in table:
                 return table[name]
         # Unscoped enumerators are in the enclosing scope too, as in C++.
@@ -82,6 +84,7 @@ def bind_declarations(
             result = bind_cxx_enum(enum_decl)
             if result is not None:
                 bound.enums[enum_decl.name] = result
+                shim_writer.bound_types.append(enum_member_type(result))
     for struct_decl in decls.structs:
         if struct_decl.name in excluded:
             continue
@@ -104,6 +107,11 @@ def bind_declarations(
         )
         if stub is not None:
             bound.class_templates[templ.name] = stub
+    for alias in decls.alias_templates:
+        if alias.name not in excluded:
+            stub = bind_cxx_alias_template(shim_writer, alias, options)
+            if stub is not None:
+                bound.alias_templates[alias.name] = stub
     functions = [f for f in decls.functions if f.name not in excluded]
     for func in functions:
         result = bind_cxx_function(

@@ -188,7 +188,21 @@ def plan_struct_body(
         if guard is not None:
             row = row._replace(call=guard(row.call, method))
         member_rows.append(row)
-    return StructBodyRow(fields, public_fields if fields else (), tuple(member_rows))
+    return StructBodyRow(
+        fields,
+        public_fields if fields else (),
+        tuple(member_rows),
+        member_templates(decl, skip),
+    )
+
+
+def member_templates(decl: Struct, skip: SkipReporter) -> tuple:
+    """The struct's member function templates, as template callables."""
+    from numbast.planning.templates import TemplateNames, member_template_row
+
+    names = TemplateNames((), ())
+    found = (member_template_row(t, names, skip) for t in decl.templated_methods)
+    return tuple(row for row in found if row is not None)
 
 
 def plan_member(

@@ -296,7 +296,7 @@ def class_template_row(
         if row is not None:
             members.append(row)
     for member_template in record.templated_methods:
-        row = _member_template_row(member_template, names, skip)
+        row = member_template_row(member_template, names, skip)
         if row is not None:
             members.append(row)
     partial_rows = []
@@ -323,7 +323,7 @@ def class_template_row(
     )
 
 
-def _member_template_row(
+def member_template_row(
     templ: FunctionTemplate, names: TemplateNames, skip
 ) -> TemplateCallableRow | None:
     method = templ.function

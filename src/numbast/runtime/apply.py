@@ -146,9 +146,13 @@ def apply_struct(
     library: ShimLibrary,
     registries: Registries = DEFAULT_REGISTRIES,
     module_name: str = "",
+    templates: Any = None,
+    class_arguments: Sequence[Any] = (),
 ) -> type:
-    """Data model, Python stub and members of one struct; returns the stub."""
-    fields, public_fields, members = body
+    """Data model, Python stub and members of one struct; returns the stub. Member function
+    templates are instantiated in ``templates`` (a TemplateContext; made when None) with the
+    struct's ``class_arguments`` (those of a class template instance)."""
+    fields, public_fields, members, member_templates = StructBodyRow(*body)
     model = resolve_class(row.data_model, numba_models, "data model", row.qual_name, module_name)
     if fields is not None and issubclass(model, numba_models.StructModel):
         layout = [(name, types_[index]) for name, index in fields]
@@ -156,6 +160,7 @@ def apply_struct(
         layout = None
     register_struct_model(numba_type, model, layout, public_fields if layout else ())
     stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
+    library.bound_types.append(numba_type)
     methods: dict[str, list[Call]] = {}
     mutating: dict[str, list[Call]] = {}
     statics: dict[str, list[Call]] = {}
@@ -199,6 +204,13 @@ def apply_struct(
             for name, calls in mutating.items()
         }
         add_mutating_methods(numba_type, mutators, registries)
+    if member_templates:
+        from .template_members import add_member_templates
+        from .templates import TemplateContext
+
+        if templates is None:
+            templates = TemplateContext(module_name or row.qual_name, library, registries)
+        add_member_templates(numba_type, member_templates, class_arguments, templates)
     return stub
 
 
@@ -263,9 +275,10 @@ def apply_module(
         )
     enum_rows = [EnumRow(*row) for row in rows.enums]
     enums = tuple(make_enum(row) for row in enum_rows)
+    library.bound_types += [enum_member_type(e) for e in enums]
     struct_rows = [StructRow(*row) for row in rows.structs]
     struct_types = tuple(make_struct_type_of(row, module_name) for row in struct_rows)
-    templates = None
+    templates = context = None
     if rows.class_templates or rows.function_templates or rows.alias_templates:
         from .template_bindings import ModuleTemplates
         from .templates import TemplateContext
@@ -278,6 +291,10 @@ def apply_module(
             rows.alias_templates,
             struct_types,
         )
+    elif any(StructBodyRow(*body).member_templates for body in rows.struct_bodies):
+        from .templates import TemplateContext
+
+        context = TemplateContext(module_name, library, registries, arch, instances)
     instance = templates.instance_type if templates is not None else None
     types_ = resolve_types(rows.types, struct_types, enums, instance)
     bound: dict[str, Any] = {row.python_name: e for row, e in zip(enum_rows, enums, strict=True)}
@@ -285,7 +302,7 @@ def apply_module(
     for index, (row, numba_type, body) in enumerate(structs):
         stub = apply_struct(
             row, numba_type, StructBodyRow(*body), types_, rows.shims, library, registries,
-            module_name,
+            module_name, context,
         )  # fmt: skip
         if templates is None or not templates.add_struct(index, stub):
             bound[row.python_name] = stub

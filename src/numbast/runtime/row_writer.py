@@ -62,7 +62,8 @@ class RowWriter:
         fields = body.fields
         if fields is not None:
             fields = tuple((name, self.type_index(type_)) for name, type_ in fields)
-        return StructBodyRow(fields, body.public_fields, tuple(map(self.member, body.members)))
+        members = tuple(map(self.member, body.members))
+        return StructBodyRow(fields, body.public_fields, members, body.member_templates)
 
     def function(self, row: FunctionRow) -> FunctionRow:
         return row._replace(call=self.call(row.call))

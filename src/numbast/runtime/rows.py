@@ -21,7 +21,7 @@ Layouts (``NamedTuple``\\ s below; generated modules hold plain tuples in these 
                parent type and model are names in ``numba.cuda.types`` /
                ``numba.cuda.datamodel.models`` (or the classes themselves, in dynamic binding)
 - struct body: (fields ((name, type index), ...) or None for an opaque model, public fields,
-               members (member row, ...))
+               members (member row, ...), member function templates (template callable, ...))
 - member:      (kind, name, call, flag); kinds below; flag: CONSTRUCTOR: also an implicit
                conversion; METHOD: non-const (updates its object)
 - function:    (Python name, C++ qualified name, operator function name or "", call, typing
@@ -53,6 +53,7 @@ Templates are rows too, instantiated at run time (``numbast.runtime.template_*``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 # The version of the layouts above. Generated modules record the one they were written with;
@@ -122,6 +123,7 @@ class StructBodyRow(NamedTuple):
     fields: tuple[tuple[str, int], ...] | None
     public_fields: tuple[str, ...]
     members: tuple[MemberRow, ...]
+    member_templates: tuple = ()  # template callables: instantiated when called
 
 
 class FunctionRow(NamedTuple):
@@ -192,6 +194,48 @@ class AliasTemplateRow(NamedTuple):
     qual_name: str
     params: tuple[TemplateParamRow, ...]
     pattern: tuple  # ("template", class template, arguments)
+
+
+# Generated modules hold rows as plain tuples; these give the template rows their field names
+# back, nested rows included.
+
+
+def callable_row(row: Sequence) -> TemplateCallableRow:
+    kind, name, cxx_name, params, result, flag, own_params, declaration = row
+    return TemplateCallableRow(
+        kind,
+        name,
+        cxx_name,
+        tuple((n, TemplateTypeRow(*t), d) for n, t, d in params),
+        None if result is None else TemplateTypeRow(*result),
+        flag,
+        tuple(TemplateParamRow(*p) for p in own_params),
+        declaration,
+    )
+
+
+def function_template_row(row: Sequence) -> FunctionTemplateRow:
+    python_name, qual_name, operator, params, callable_ = row
+    return FunctionTemplateRow(
+        python_name,
+        qual_name,
+        operator,
+        tuple(TemplateParamRow(*p) for p in params),
+        callable_row(callable_),
+    )
+
+
+def class_template_row(row: Sequence) -> ClassTemplateRow:
+    fields = ClassTemplateRow(*row)
+    return fields._replace(
+        params=tuple(TemplateParamRow(*p) for p in fields.params),
+        fields=tuple((name, TemplateTypeRow(*t)) for name, t in fields.fields),
+        members=tuple(callable_row(m) for m in fields.members),
+        partial_specializations=tuple(
+            (class_template_row(partial), tuple(patterns))
+            for partial, patterns in fields.partial_specializations
+        ),
+    )
 
 
 class ModuleRows(NamedTuple):

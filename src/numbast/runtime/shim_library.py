@@ -10,12 +10,14 @@ the cached LTO-IR of all of them.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from pathlib import Path
 from typing import Any
 
-from numba.cuda.cudadrv.linkable_code import CUSource
+from numba.cuda.cudadrv.linkable_code import LTOIR, CUSource
 
 
 class _LiveShimSource(CUSource):
@@ -80,6 +82,9 @@ class ShimLibrary:
     ) -> None:
         self._preamble = preamble
         self.all_shims = tuple(shims)
+        # Numba types of the structs and enums bound with these shims: the C++ types that a
+        # translation unit with this preamble declares (template probes name them).
+        self.bound_types: list = []
         self._used: dict[str, str] = {}
         self._lock = threading.Lock()
         if setup_callback is None and teardown_callback is None:
@@ -114,9 +119,37 @@ class ShimLibrary:
         return [self._link]
 
     def use_link_object(self, link_object) -> None:
-        """Link ``link_object`` instead of compiling the shims from source (for instance the
-        LTO-IR of :meth:`full_source`, compiled once and cached)."""
+        """Link ``link_object`` instead of compiling the shims from source."""
         self._link = link_object
+
+    def use_precompiled(
+        self,
+        ltoir: bytes,
+        source: str,
+        arch: str,
+        compile_unit: Callable[[str], bytes] | None = None,
+    ) -> None:
+        """Link ``ltoir``, the shims compiled once from ``source`` (cached by the import
+        system), instead of compiling them in every process. Shims it lacks (those of
+        template instances, made later) are compiled with it into one unit when a kernel uses
+        them: one unit, so a header's non-inline definitions are never linked twice.
+        ``compile_unit`` (source -> LTO-IR) may cache those units; by default NVRTC compiles
+        them in memory."""
+        current = self._link
+        self._link = _PrecompiledUnit(
+            self,
+            ltoir,
+            source,
+            compile_unit or functools.partial(compile_ltoir, arch=arch),
+            name=f"{current.name.removesuffix('.cu')}.ltoir",
+            setup=getattr(current, "setup_callback", None),
+            teardown=getattr(current, "teardown_callback", None),
+        )
+
+    def extra_shims(self, known: Container[str]) -> list[tuple[str, str]]:
+        """The shims used so far that are not in ``known`` (by name)."""
+        with self._lock:
+            return [(n, t) for n, t in self._used.items() if n not in known]
 
     def source(self) -> str:
         """The preamble and every shim used so far: what Numba compiles with NVRTC."""
@@ -128,6 +161,38 @@ class ShimLibrary:
         """The preamble and every shim known."""
         body = "\n".join(text for _name, text in self.all_shims)
         return f"{self._preamble}\n\n{body}\n"
+
+
+class _PrecompiledUnit(LTOIR):
+    """LTO-IR of a library's shims, read when Numba links: the precompiled unit while kernels
+    use only its shims, else that unit's source with the other shims used, compiled once."""
+
+    def __init__(self, library, ltoir, source, compile_unit, name, setup, teardown) -> None:
+        super().__init__(ltoir, name=name, setup_callback=setup, teardown_callback=teardown)
+        self._library = library
+        self._source = source
+        self._compile_unit = compile_unit
+        self._known = {name for name, _text in library.all_shims}
+        self._units: dict[str, bytes] = {}
+
+    @property
+    def data(self) -> bytes:
+        extra = self._library.extra_shims(self._known)
+        if not extra:
+            return self._data
+        source = self._source + "\n" + "\n".join(text for _n, text in sorted(extra)) + "\n"
+        unit = self._units.get(source)
+        if unit is None:
+            unit = self._units[source] = self._compile_unit(source)
+        return unit
+
+
+def compile_ltoir(source: str, arch: str) -> bytes:
+    """NVRTC's LTO-IR of a shim unit, as numba-cuda would compile it at link time."""
+    from .nvrtc import compile_unit, unit_options
+
+    digest = hashlib.sha256(source.encode()).hexdigest()[:12]
+    return compile_unit(source, f"shims_{digest}.cu", unit_options(arch, lto=True), "ltoir").code
 
 
 def shim_preamble(include: str, macros: Sequence[str] = ()) -> str:

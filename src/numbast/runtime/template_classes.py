@@ -32,7 +32,6 @@ from .rows import (
     StructBodyRow,
     StructRow,
     TemplateCallableRow,
-    TemplateParamRow,
 )
 from .shim_text import (
     constructor_body,
@@ -111,8 +110,8 @@ class ClassTemplateBinder:
         context: TemplateContext,
         specialization_types: Mapping[tuple[str, ...], types.Type] = (),
     ) -> None:
-        self.row = ClassTemplateRow(*row)
-        self.params = tuple(TemplateParamRow(*p) for p in self.row.params)
+        self.row = rows.class_template_row(row)
+        self.params = self.row.params
         self.context = context
         self._stubs: dict[tuple, type] = {}
         self._types: dict[tuple, types.Type] = {}  # made (or being made): members refer to them
@@ -225,10 +224,12 @@ class ClassTemplateBinder:
 
     def _make_instance(self, arguments: list[TemplateArgument]) -> type:
         key = tuple(a.key for a in arguments)
-        row, arguments = self._specialized(arguments)
+        # The members are those of the row chosen (a partial specialization's, substituted with
+        # its own arguments); the instance is named by the primary template's arguments.
+        row, row_arguments = self._specialized(arguments)
         spelling = template_id(self.row.qual_name, arguments).removeprefix("::")
         python_name = f"{self.row.python_name}[{', '.join(map(str, arguments))}]"
-        layout = self._layout(row, arguments, spelling)
+        layout = self._layout(row, row_arguments, spelling)
         struct_row = StructRow(
             python_name,
             spelling,
@@ -243,7 +244,7 @@ class ClassTemplateBinder:
             self._types[key] = numba_type
         register_instance_spelling(spelling, numba_type)
         writer = RowWriter()
-        body = self._body(row, arguments, numba_type, spelling, layout)
+        body = self._body(row, row_arguments, numba_type, spelling, layout)
         stub = apply_struct(
             struct_row,
             numba_type,
@@ -253,6 +254,8 @@ class ClassTemplateBinder:
             self.context.library,
             self.context.registries,
             self.context.origin,
+            self.context,
+            row_arguments,
         )
         refresh_numba()
         logger.debug("instantiated %s as %s (%d bytes)", spelling, python_name, layout["sizeof"])
@@ -265,8 +268,7 @@ class ClassTemplateBinder:
         partial specialization matching), and the arguments of that row."""
         best = None
         for partial, patterns in self.row.partial_specializations:
-            partial = ClassTemplateRow(*partial)
-            own = tuple(TemplateParamRow(*p) for p in partial.params)
+            own = partial.params
             deduction = Deduction(own, ())
             try:
                 for pattern, argument in zip(patterns, arguments, strict=True):
@@ -287,7 +289,7 @@ class ClassTemplateBinder:
         self, row: ClassTemplateRow, arguments: list[TemplateArgument], spelling: str
     ) -> dict:
         instance = f"::{spelling}"
-        unknown = self._unknown_types(row, arguments)
+        unknown = self._unknown_types(row, arguments, instance)
 
         def ask() -> dict:
             constants = {"size": f"sizeof({instance})", "align": f"alignof({instance})"}
@@ -305,14 +307,16 @@ class ClassTemplateBinder:
 
         return self.context.recorded(["class", row.declaration, spelling], ask)
 
-    def _unknown_types(self, row: ClassTemplateRow, arguments: list[TemplateArgument]) -> dict:
+    def _unknown_types(
+        self, row: ClassTemplateRow, arguments: list[TemplateArgument], instance: str
+    ) -> dict:
         """Slots (name -> C++ type-id) for the member types only the compiler can tell."""
         unknown = {}
         evaluate = self.context.evaluate
         for index, (_name, type_row) in enumerate(row.fields):
             if evaluate(type_row.pattern, arguments) is NEEDS_COMPILER:
                 unknown[f"f{index}"] = substitute(type_row.spelling, arguments)
-        for m, member in enumerate(map(TemplateCallableRow._make, row.members)):
+        for m, member in enumerate(row.members):
             if member.own_params:
                 continue  # member function templates are instantiated when called
             for p, (_name, type_row, _default) in enumerate(member.params):
@@ -321,8 +325,7 @@ class ClassTemplateBinder:
             result = member.result
             if result is not None and member.kind != rows.CONSTRUCTOR:
                 if needs_compiler_for_result(result):
-                    unknown[f"m{m}r"] = _result_expression(member, arguments, template_id(
-                        self.row.qual_name, arguments))  # fmt: skip
+                    unknown[f"m{m}r"] = _result_expression(member, arguments, instance)
                 elif evaluate(result.pattern, arguments) is NEEDS_COMPILER:
                     unknown[f"m{m}r"] = substitute(result.spelling, arguments)
         return unknown
@@ -344,7 +347,8 @@ class ClassTemplateBinder:
 
         fields = [(name, resolved(f"f{i}", t)) for i, (name, t) in enumerate(row.fields)]
         members = []
-        for m, member in enumerate(map(TemplateCallableRow._make, row.members)):
+        member_templates = tuple(member for member in row.members if member.own_params)
+        for m, member in enumerate(row.members):
             if member.own_params:
                 continue
             try:
@@ -354,7 +358,10 @@ class ClassTemplateBinder:
             except (TypeError, TemplateInstantiationError) as exc:
                 logger.info("%s: member %s is not bound: %s", spelling, member.declaration, exc)
         return StructBodyRow(
-            _natural_fields(fields, layout), tuple(row.public_fields), tuple(members)
+            _natural_fields(fields, layout),
+            tuple(row.public_fields),
+            tuple(members),
+            member_templates,
         )
 
     def _member(

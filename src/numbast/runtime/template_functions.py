@@ -22,9 +22,10 @@ from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, Signature
 
+from . import rows
 from .calls import Call
 from .overloads import is_bound_type
-from .rows import FunctionTemplateRow, TemplateCallableRow, TemplateParamRow
+from .rows import FunctionTemplateRow
 from .shim_text import function_call_body, operator_body
 from .template_args import (
     Deduction,
@@ -40,8 +41,10 @@ from .templates import (
     TemplateContext,
     complete_arguments,
     keyword_arguments,
+    lower_without_keywords,
     needs_compiler_for_result,
     plan_instance_call,
+    with_keywords,
 )
 
 logger = logging.getLogger(__name__)
@@ -122,9 +125,9 @@ class FunctionTemplateBinder:
     """One function template of one set of bindings."""
 
     def __init__(self, row: FunctionTemplateRow, context: TemplateContext) -> None:
-        self.row = FunctionTemplateRow(*row)
-        self.callable = TemplateCallableRow(*self.row.callable)
-        self.params = tuple(TemplateParamRow(*p) for p in self.row.params)
+        self.row = rows.function_template_row(row)
+        self.callable = self.row.callable
+        self.params = self.row.params
         self.context = context
 
     @property
@@ -206,7 +209,7 @@ class _Instantiator:
         for actual, formal in zip(args, call.visible_args, strict=True):
             if actual != formal and typing_context.can_convert(actual, formal) is None:
                 raise TypingError(f"{self._callee(arguments)}: cannot pass {actual} as {formal}")
-        sig = call.signature()
+        sig = with_keywords(call.signature(), kws or {})
         with self._lock:
             self._by_signature[sig.args] = call
         return sig
@@ -280,7 +283,8 @@ class _Instantiator:
         with self._lock:
             call = self._by_signature[sig.args]
         library = self.binder.context.library
-        return call.lowering(library)(context, builder, sig, args)
+        count = len(call.visible_args)
+        return lower_without_keywords(call, library, count)(context, builder, sig, args)
 
 
 def bind_operator_template(binder: FunctionTemplateBinder) -> Any:

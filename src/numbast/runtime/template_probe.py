@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from numba.cuda import types
 
 from .cxx_names import BUILTIN_NUMBA_NAMES, vector_type_names
-from .cxx_types import _BY_SPELLING, cxx_spelling_of
+from .cxx_types import cxx_spelling_of
 from .nvrtc import NvrtcError, compile_unit, unit_options
 from .rows import VALUE_PARAMETER
 
@@ -64,10 +64,13 @@ class Probe:
         arch: str,
         what: str,
         templates: Sequence[KnownTemplate] = (),
+        declared: Sequence[types.Type] = (),
     ) -> ProbeAnswer:
         """Compile the probe; raises TemplateInstantiationError naming ``what`` with the
-        compiler's errors."""
-        candidates = _candidates()
+        compiler's errors. ``declared`` are the bound types the preamble declares (with the
+        builtins and the CUDA vector types, the types the probe can name back), ``templates``
+        the class templates it declares."""
+        candidates = _candidates(declared)
         templates = [t for t in templates if _recognisable(t)]
         source = self.source(preamble, candidates, templates)
         name = f"probe_{hashlib.sha256(source.encode()).hexdigest()[:12]}.cu"
@@ -165,7 +168,7 @@ def _instance_detector(index: int, known: KnownTemplate) -> list[str]:
     ]
 
 
-def _candidates() -> list[tuple[str, types.Type | None]]:
+def _candidates(declared: Sequence[types.Type]) -> list[tuple[str, types.Type | None]]:
     """Every C++ type a probe can name back: (spelling in the probe, Numba type), each Numba
     type once (two spellings of one C++ type would specialize ``code`` twice)."""
     from numba.cuda.vector_types import vector_types
@@ -178,7 +181,7 @@ def _candidates() -> list[tuple[str, types.Type | None]]:
         found.setdefault(numba_type if numba_type is not None else "void", (cxx, numba_type))
     for cxx, name in vector_type_names().items():
         found.setdefault(vector_types[name], (cxx, vector_types[name]))
-    for numba_type in list(_BY_SPELLING.values()):
+    for numba_type in declared:
         try:
             spelling = cxx_spelling_of(numba_type)
         except TypeError:

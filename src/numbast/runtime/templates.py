@@ -111,10 +111,10 @@ class TemplateContext:
         return self.class_templates.get(key) or _CLASS_TEMPLATES.get(key)
 
     def known_templates(self) -> list[KnownTemplate]:
-        binders = {**_CLASS_TEMPLATES, **self.class_templates}
+        """The class templates the preamble declares (this context's own)."""
         return [
             KnownTemplate(b.row.qual_name, b.row.params, b.numba_type_of_instance)
-            for b in binders.values()
+            for b in self.class_templates.values()
         ]
 
     # -- patterns ------------------------------------------------------------------------
@@ -172,7 +172,8 @@ class TemplateContext:
             [*(f"#define {d.partition('=')[0]} {d.partition('=')[2] or '1'}" for d in self.defines),
              self.library.preamble]
         )  # fmt: skip
-        return probe.run(preamble, self.arch, what, self.known_templates())
+        declared = list(self.library.bound_types)
+        return probe.run(preamble, self.arch, what, self.known_templates(), declared)
 
     def recorded(self, key_parts: Sequence[Any], make: Callable[[], dict]) -> dict:
         """The store's record for ``key_parts``, made (and stored) when there is none."""
@@ -350,3 +351,31 @@ def _default(context: TemplateContext, param: Any, text: str, what: str) -> Temp
 
         value = context.recorded(["default", context.library.preamble, text], probe_value)["value"]
     return value_argument(bool(value) if param.value_type == "bool" else value)
+
+
+def with_keywords(sig: Any, kws: Mapping[str, types.Type]) -> Any:
+    """``sig`` extended with the keyword arguments a call gave (template arguments by name),
+    so Numba folds them into its arguments; their values are dropped when lowering."""
+    if not kws:
+        return sig
+    import inspect
+
+    from numba.cuda.typing.templates import signature
+
+    names = [f"arg{i}" for i in range(len(sig.args))] + list(kws)
+    pysig = inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names]
+    )
+    extended = signature(sig.return_type, *sig.args, *kws.values(), recvr=sig.recvr)
+    return extended.replace(pysig=pysig)
+
+
+def lower_without_keywords(call: Any, library: Any, count: int):
+    """The lowering of ``call`` for a signature extended by :func:`with_keywords`: it passes
+    on the first ``count`` arguments (the receiver counted) and drops the rest."""
+
+    def lower(context, builder, sig, args):
+        trimmed = sig.replace(args=sig.args[:count])
+        return call.lowering(library)(context, builder, trimmed, args[:count])
+
+    return lower

@@ -28,6 +28,7 @@ from numba.cuda import types
 from numba.cuda.datamodel.models import StructModel
 
 from ast_canopy.model import (
+    AliasTemplate,
     ClassTemplate,
     ClassTemplatePartialSpecialization,
     ClassTemplateSpecialization,
@@ -36,9 +37,10 @@ from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE
 from numbast.dynamic.structs import bind_cxx_struct
 from numbast.planning.declarations import location_of
 from numbast.planning.diagnostics import BindingError, warn_skipped
-from numbast.planning.templates import class_template_row
+from numbast.planning.templates import alias_template_row, class_template_row
 from numbast.planning.type_rules import normalize_cxx_name
 from numbast.runtime.shim_library import ShimLibrary
+from numbast.runtime.template_bindings import AliasTemplateStub
 from numbast.runtime.template_classes import ClassTemplateBinder, ClassTemplateStub
 from numbast.runtime.templates import _CLASS_TEMPLATES
 from numbast.templates.context import InstantiationOptions, context_for, known_class_templates
@@ -133,6 +135,19 @@ def bind_cxx_class_templates(
     return bound
 
 
+def bind_cxx_alias_template(
+    shim_writer: ShimLibrary, alias: AliasTemplate, options: InstantiationOptions | None = None
+) -> AliasTemplateStub | None:
+    """Bind ``template <class T> using V3 = Vec<T, 3>``: ``V3[types.float32]`` is
+    ``Vec[types.float32, 3]`` (the class template must be bound already)."""
+    try:
+        row = alias_template_row(alias, known_class_templates())
+    except BindingError as exc:
+        warn_skipped("alias template", alias.qual_name, str(exc), location_of(alias))
+        return None
+    return AliasTemplateStub(row, context_for(shim_writer, options))
+
+
 def _instance_of(spelling: str) -> types.Type | None:
     """The instance a C++ spelling such as ``Vec<double, 4>`` names, made now: how a function
     taking an instance nobody asked for yet gets bound."""
@@ -163,7 +178,9 @@ def _install_instance_fallback() -> None:
 _install_instance_fallback()
 
 __all__ = [
+    "AliasTemplateStub",
     "ClassTemplateStub",
+    "bind_cxx_alias_template",
     "InstantiationOptions",
     "bind_cxx_class_template",
     "bind_cxx_class_templates",
