@@ -81,6 +81,7 @@ class Call:
         is the ShimLibrary the shim is compiled from (``write_to_shim`` and ``link_object``).
         """
         call = self
+        library.declare_shim(call.shim_text, call.shim_name)
         visible = self.visible_args
         return_type = self.numba_return_type
 

@@ -19,6 +19,9 @@ from typing import Any
 
 from numba.cuda.cudadrv.linkable_code import LTOIR, CUSource
 
+from .kernel_cache import track_library
+from .link_digests import code_digest, digest, source_digest
+
 
 class _LiveShimSource(CUSource):
     """A CUDA source whose text is read when Numba links, so it holds every shim used so far."""
@@ -95,7 +98,9 @@ class ShimLibrary:
         self._link = _LiveShimSource(
             self, name or f"numbast_shims_{id(self):x}.cu", setup, teardown
         )
+        self._declared: dict[str, str] = {}
         add_nvrtc_include_dirs(include_dirs)
+        track_library(self, name)  # so that cache=True kernels find it in another process
 
     @property
     def preamble(self) -> str:
@@ -105,6 +110,11 @@ class ShimLibrary:
         """Record the shim ``content`` under the key ``id`` (idempotent)."""
         with self._lock:
             self._used.setdefault(id, content)
+
+    def declare_shim(self, content: str, id: str) -> None:  # noqa: A002 - as write_to_shim
+        """Make the shim ``content`` known under ``id`` before any kernel uses it (binding time),
+        so that a cached kernel calling it can be checked in a process that has not lowered it."""
+        self._declared.setdefault(id, content)
 
     def shim_names(self) -> list[str]:
         """The shims used so far."""
@@ -156,6 +166,23 @@ class ShimLibrary:
         with self._lock:
             body = "\n".join(self._used.values())
         return f"{self._preamble}\n\n{body}\n"
+
+    def cache_token(self, shim_names: Sequence[str]) -> str | None:
+        """A digest of what a kernel calling the shims ``shim_names`` links from this library
+        (``kernel_cache`` reuses a cached kernel only while it is unchanged): the compiled link
+        object that replaced the source (an import entry's LTO-IR), or the preamble with the
+        headers it includes; and the text of each of those shims that it does not hold. None
+        when a shim is unknown here (only declared once lowered, like a template instance)."""
+        link = self._link
+        compiled = not (isinstance(link, _LiveShimSource) and link._library is self)
+        base = code_digest(link.kind, link.data) if compiled else source_digest(self._preamble)
+        held = {name for name, _text in self.all_shims} if compiled else set()
+        with self._lock:
+            known = {**dict(self.all_shims), **self._declared, **self._used}
+        texts = [(name, known.get(name)) for name in sorted(set(shim_names) - held)]
+        if base is None or any(text is None for _name, text in texts):
+            return None
+        return digest(base, *(part for pair in texts for part in pair))
 
     def full_source(self) -> str:
         """The preamble and every shim known."""

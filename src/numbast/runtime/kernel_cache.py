@@ -1,0 +1,361 @@
+"""``@cuda.jit(cache=True)`` for kernels that link code: bindings and ``link=`` files.
+
+numba-cuda refuses to cache a kernel whose code library links files (it will not serialize such
+a library): its cache key covers the kernel's bytecode, not what was linked, so a cubin on disk
+could hold code that has changed since. Here such a kernel is cached with a record of every
+object it linked and a digest of its content (``link_digests``), and a cached kernel is used
+only when every record matches what this process would link now:
+
+- bindings (a ShimLibrary's link object): a live library of this process with the same identity
+  (a generated module's name, or a dynamic shim writer's preamble) and the same digest of the
+  shims the kernel calls (an import-cache entry's LTO-IR; or the preamble, the headers it
+  includes and the shim texts);
+- a file given by path: digested again from disk;
+- in-memory code given in ``link=``: an object of the kernel's current ``link=`` with the same
+  kind and content; and ``link=`` holds nothing that was not recorded.
+
+Anything else (code that another extension links while lowering, a computed ``#include``, a
+shim only known once lowered, such as a template instance's) cannot be checked: that kernel is
+compiled in every process, as numba-cuda would, with one warning. A mismatch is a miss: the
+kernel compiles and its entry is overwritten. On a hit the live link objects go back into the
+code library, so their Module Callbacks run when the cubin is loaded (and another device's
+architecture can still be linked).
+
+Entries live in numba-cuda's cache files under numba-cuda's own key (signature, compute
+capability, CUDA runtime and numba-cuda versions, bytecode) plus a marker that numba-cuda never
+computes, so a process without this module never reads them.
+
+The intrusion into numba-cuda is this module alone: :func:`install` replaces
+``CUDADispatcher.enable_caching`` (one line in numba-cuda) to make a ``LinkedKernelCache``, a
+subclass of numba-cuda's ``CUDACache`` that overrides how one overload is saved and loaded. The
+first ShimLibrary made installs it (or call :func:`install`); it is installed only on the
+numba-cuda versions whose internals it was checked against (``KNOWN_VERSIONS``). On others it
+warns once, when a kernel asks for ``cache=True``, and numba-cuda behaves as it does alone.
+``NUMBAST_KERNEL_CACHE=0`` turns it off.
+
+It imports numba-cuda and the standard library only (a standalone generated module carries it).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import warnings
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from .link_digests import code_digest, digest, file_digest
+from .state import LOCK, shared_table
+
+logger = logging.getLogger(__name__)
+
+DISABLE_ENV = "NUMBAST_KERNEL_CACHE"
+# numba-cuda (major, minor) versions whose caching internals this module was checked against:
+# CUDACache's _index_key/_load_overload/_save_overload/_cache_file/_impl/_enabled, _Kernel's
+# library and codegen, the code library's _linking_files/_setup_functions/_teardown_functions/
+# llvm_strs and its _reduce_states/_rebuild (with NRT_LIBRARY), and enable_caching.
+KNOWN_VERSIONS = ((0, 18), (0, 30))
+# What a saved entry holds: (FORMAT, (records, setup order, teardown order), numba's payload).
+FORMAT = 1
+
+
+class KernelCacheWarning(UserWarning):
+    """A ``cache=True`` kernel that links code is compiled in every process (see the message)."""
+
+
+# Shared by every copy of the runtime in a process (see state.py): the live ShimLibraries by
+# identity (weak references: a library is not kept alive for a cache), and whether install ran.
+_LIBRARIES: dict[str, list] = shared_table("kernel_cache_libraries", dict)
+_INSTALL: dict[str, Any] = shared_table("kernel_cache_install", dict)
+_WARNED: set = shared_table("kernel_cache_warned", set)
+
+
+def library_identity(library: Any, name: str | None) -> str:
+    """What names a ShimLibrary in every process: its given name (a generated module's), else
+    its preamble (a dynamic shim writer: the header it includes)."""
+    return name if name else "preamble " + digest(library.preamble)[:20]
+
+
+def track_library(library: Any, name: str | None) -> None:
+    """Let cached kernels find ``library`` (a ShimLibrary) in this process; installs the kernel
+    cache on the first call."""
+    identity = library_identity(library, name)
+    install()
+    with LOCK:
+        alive = [ref for ref in _LIBRARIES.get(identity, ()) if ref() is not None]
+        alive.append(weakref.ref(library))
+        _LIBRARIES[identity] = alive
+
+
+def install() -> bool:
+    """Make ``cache=True`` kernels that link code cacheable (see the module docstring).
+    Returns True when this process uses the linked-kernel cache; cheap after the first call."""
+    state = _INSTALL.get("state")
+    if state is None:
+        with LOCK:
+            state = _INSTALL.get("state")
+            if state is None:
+                state = _INSTALL["state"] = _install_into_numba()
+    return state
+
+
+def _install_into_numba() -> bool:
+    if os.environ.get(DISABLE_ENV, "").strip() == "0":
+        return False
+    import numba_cuda
+    from numba.cuda import codegen, dispatcher
+
+    version = numba_cuda.__version__
+    if not (_known(version) and _has_internals(dispatcher, codegen)):
+        _warn_when_caching(dispatcher, version)
+        return False
+    cache_class = _linked_kernel_cache(dispatcher.CUDACache, codegen.NRT_LIBRARY, version)
+
+    def enable_caching(self) -> None:
+        self._cache = cache_class(self.py_func, self.targetoptions.get("link") or ())
+
+    enable_caching.__wrapped__ = dispatcher.CUDADispatcher.enable_caching
+    dispatcher.CUDADispatcher.enable_caching = enable_caching
+    return True
+
+
+def _known(version: str) -> bool:
+    match = re.match(r"(\d+)\.(\d+)", version)
+    return bool(match) and KNOWN_VERSIONS[0] <= tuple(map(int, match.groups())) <= KNOWN_VERSIONS[1]
+
+
+def _has_internals(dispatcher: Any, codegen: Any) -> bool:
+    cache = getattr(dispatcher, "CUDACache", None)
+    library = getattr(codegen, "CUDACodeLibrary", None)
+    return (
+        all(hasattr(cache, n) for n in ("_index_key", "_load_overload", "_save_overload"))
+        and all(hasattr(library, n) for n in ("_reduce_states", "_rebuild", "llvm_strs"))
+        and hasattr(codegen, "NRT_LIBRARY")
+        and hasattr(getattr(dispatcher, "CUDADispatcher", None), "enable_caching")
+    )
+
+
+def _warn_when_caching(dispatcher: Any, version: str) -> None:
+    """On an unknown numba-cuda: warn once when a kernel asks for cache=True, then do as
+    numba-cuda does."""
+    kernel_class = getattr(dispatcher, "CUDADispatcher", None)
+    original = getattr(kernel_class, "enable_caching", None)
+    if original is None:
+        return
+
+    def enable_caching(self) -> None:
+        _warn_once(
+            "numba-cuda version",
+            f"numbast's kernel cache is off: numba-cuda {version} is not a version it was "
+            f"checked with ({KNOWN_VERSIONS[0]} to {KNOWN_VERSIONS[1]}); numba-cuda refuses "
+            "cache=True for kernels that call bindings or have link= files. Use a checked "
+            "numba-cuda, or drop cache=True from such kernels.",
+        )
+        original(self)
+
+    enable_caching.__wrapped__ = original
+    kernel_class.enable_caching = enable_caching
+
+
+def _warn_once(key: Any, message: str) -> None:
+    with LOCK:
+        if key in _WARNED:
+            return
+        _WARNED.add(key)
+    warnings.warn(message, KernelCacheWarning, stacklevel=4)
+
+
+def _linked_kernel_cache(base: type, nrt: Any, version: str) -> type:
+    """numba-cuda's CUDACache, saving and loading kernels that link code (module docstring)."""
+    marker = ("numbast linked kernel", FORMAT, version)
+
+    class LinkedKernelCache(base):
+        def __init__(self, py_func: Any, link_option: Sequence) -> None:
+            super().__init__(py_func)
+            self._link_option = link_option  # the dispatcher's link= (a live view of it)
+
+        def _save_overload(self, sig: Any, data: Any) -> None:
+            library = data.library
+            if all(item is nrt for item in library._linking_files):
+                return super()._save_overload(sig, data)
+            if not self._enabled:
+                return None
+            links = describe_links(library, self._link_option, nrt)
+            if isinstance(links, str):
+                name = getattr(self._py_func, "__qualname__", self._name)
+                _warn_once(
+                    ("kernel", self._name),
+                    f"kernel {name} is compiled in every process (cache=True): {links}",
+                )
+                return None
+            self._impl.locator.ensure_cache_path()
+            key = (*self._index_key(sig, data.codegen), marker)
+            payload = self._impl.reduce(data)
+            payload["codelibrary"] = without_link_files(library, nrt)
+            self._cache_file.save(key, (FORMAT, links, payload))
+            return None
+
+        def _load_overload(self, sig: Any, target_context: Any) -> Any:
+            if not self._enabled:
+                return None
+            key = (*self._index_key(sig, target_context.codegen()), marker)
+            saved = self._cache_file.load(key)
+            if saved is None:
+                return super()._load_overload(sig, target_context)
+            _format, links, payload = saved
+            problem = restore_links(payload["codelibrary"], links, self._link_option, nrt)
+            if problem is not None:
+                logger.info("%s: not using the cached kernel: %s", self._name, problem)
+                return None
+            return self._impl.rebuild(target_context, payload)
+
+    return LinkedKernelCache
+
+
+# -- what a kernel linked --------------------------------------------------------------------
+
+
+def describe_links(library: Any, link_option: Sequence, nrt: Any) -> tuple | str:
+    """``(records, setup order, teardown order)`` of what the code library ``library`` links
+    besides numba-cuda's runtime (``nrt``, which numba-cuda saves itself), or why it cannot be
+    described (a str)."""
+    owners = _libraries_by_link_object()
+    llvm = "\n".join(library.llvm_strs)
+    records: list[tuple] = []
+    objects: list[Any] = []
+    for item in library._linking_files:
+        if item is nrt:
+            continue
+        owner = owners.get(id(item))
+        if owner is not None:
+            identity, bindings = owner
+            names = tuple(sorted(n for n in bindings.shim_names() if n in llvm))
+            token = bindings.cache_token(names)
+            if token is None:
+                return f"a shim of the bindings {identity} is only known once lowered"
+            records.append(("bindings", identity, names, token))
+        elif isinstance(item, str):
+            path = os.path.abspath(item)
+            token = file_digest(path)
+            if token is None:
+                return f"link file {item} cannot be digested (missing, or a computed #include)"
+            records.append(("file", path, token))
+        elif any(item is given for given in link_option):
+            token = code_digest(item.kind, item.data)
+            if token is None:
+                return f"link object {item.name} has a computed #include"
+            records.append(("code", item.kind, token))
+        else:
+            name = getattr(item, "name", repr(item))
+            return f"{name} was linked by an extension numbast cannot follow to another process"
+        objects.append(item)
+    setup = _callback_order(library._setup_functions, objects, "setup_callback")
+    teardown = _callback_order(library._teardown_functions, objects, "teardown_callback")
+    if setup is None or teardown is None:
+        return "a Module Callback belongs to none of the link objects"
+    return tuple(records), setup, teardown
+
+
+def restore_links(library: Any, links: tuple, link_option: Sequence, nrt: Any) -> str | None:
+    """Check the records ``links`` against this process and, if they all match, put the live
+    link objects and their Module Callbacks back into ``library`` (a code library numba-cuda
+    just loaded). Returns why not, or None."""
+    records, setup, teardown = links
+    objects: list[Any] = []
+    for record in records:
+        if record[0] == "bindings":
+            _kind, identity, names, token = record
+            found = _find_library(identity, names, token, link_option)
+            if found is None:
+                return f"the bindings {identity} are not imported, or changed"
+            objects.append(found.link_object())
+        elif record[0] == "file":
+            _kind, path, token = record
+            if file_digest(path) != token:
+                return f"link file {path} changed"
+            objects.append(path)
+        elif record[0] == "code":
+            _kind, code_kind, token = record
+            found = _find_code(code_kind, token, link_option, nrt)
+            if found is None:
+                return f"link= no longer holds the {code_kind} object the kernel linked"
+            objects.append(found)
+        else:
+            return f"an unknown record {record[0]!r}"
+    unrecorded = _unrecorded_option(link_option, records, objects, nrt)
+    if unrecorded is not None:
+        return f"link= holds {unrecorded}, which the cached kernel did not link"
+    library._linking_files.update(objects)
+    library._setup_functions.extend(objects[i].setup_callback for i in setup)
+    library._teardown_functions.extend(objects[i].teardown_callback for i in teardown)
+    return None
+
+
+def without_link_files(library: Any, nrt: Any) -> Any:
+    """A shallow copy of the code library ``library`` that numba-cuda serializes: its link files
+    left out (the records stand for them), its runtime library (``nrt``) kept."""
+    clone = object.__new__(type(library))
+    clone.__dict__.update(vars(library))
+    clone._linking_files = {item for item in library._linking_files if item is nrt}
+    return clone
+
+
+def _libraries_by_link_object() -> dict[int, tuple[str, Any]]:
+    with LOCK:
+        tracked = [(identity, ref()) for identity, refs in _LIBRARIES.items() for ref in refs]
+    return {id(lib.link_object()): (identity, lib) for identity, lib in tracked if lib is not None}
+
+
+def _find_library(identity: str, names: Sequence[str], token: str, link_option: Sequence) -> Any:
+    with LOCK:
+        candidates = [ref() for ref in _LIBRARIES.get(identity, ())]
+    # A library given in link= as well (link=shim_writer.links()) is the one the kernel means.
+    candidates.sort(key=lambda lib: not any(lib.link_object() is o for o in link_option))
+    return next(
+        (lib for lib in candidates if lib is not None and lib.cache_token(names) == token), None
+    )
+
+
+def _find_code(kind: str, token: str, link_option: Sequence, nrt: Any) -> Any:
+    for item in link_option:
+        if item is nrt or isinstance(item, str) or getattr(item, "kind", None) != kind:
+            continue
+        if code_digest(kind, item.data) == token:
+            return item
+    return None
+
+
+def _unrecorded_option(
+    link_option: Sequence, records: Sequence[tuple], objects: Sequence[Any], nrt: Any
+) -> str | None:
+    """An entry of link= that the records do not account for (numba-cuda's own files, which it
+    appends to link= as kernels compile, excepted)."""
+    from numba.cuda import dispatcher
+
+    numba_dir = os.path.dirname(os.path.abspath(dispatcher.__file__)) + os.sep
+    paths = {record[1] for record in records if record[0] == "file"}
+    for item in link_option:
+        if item is nrt or any(item is o for o in objects):
+            continue
+        if isinstance(item, str):
+            path = os.path.abspath(item)
+            if path in paths or path.startswith(numba_dir):
+                continue
+            return item
+        return getattr(item, "name", repr(item))
+    return None
+
+
+def _callback_order(callbacks: Sequence, objects: Sequence[Any], attribute: str) -> list | None:
+    """For each callback, the index of the link object it belongs to; None if one has none."""
+    order = []
+    for callback in callbacks:
+        index = next(
+            (i for i, o in enumerate(objects) if getattr(o, attribute, None) == callback), None
+        )
+        if index is None:
+            return None
+        order.append(index)
+    return order

@@ -1,0 +1,272 @@
+"""The kernel cache's rules, in one process and without a GPU (tests/kernel_cache_support.py
+stands in for the device): a cached kernel is used only when what it linked is unchanged; link
+files and link= code are checked by content; what cannot be checked is compiled as numba-cuda
+compiles it, with one warning; unknown numba-cuda versions are left alone.
+
+A new dispatcher over the same Python function stands for a new process here (numba-cuda keys
+its cache files by the function's source file and bytecode); tests that need a process of their
+own run one.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import pytest
+from kernel_cache_support import CC, device_patches, load_or_compile, toolchain_forbidden
+from numba import cuda
+from numba.cuda import codegen, dispatcher, serialize, types
+from numba.cuda.cudadrv.linkable_code import LTOIR, CUSource
+from support import compile_cuda_source_to_ltoir
+
+from numbast.runtime import kernel_cache
+from numbast.runtime.shim_library import ShimLibrary
+
+TESTS = Path(__file__).resolve().parent
+ARGS = (types.float64[:],)
+NRT = codegen.NRT_LIBRARY
+EXT_SOURCE = (
+    '#include "ext_scale.h"\n'
+    'extern "C" __device__ int ext_scale(double *ret, double x) { *ret = x * EXT_SCALE; '
+    "return 0; }\n"
+)
+OFFSET_SOURCE = (
+    'extern "C" __device__ int ext_offset(double *ret, double x) { *ret = x + 1.0; return 0; }\n'
+)
+
+ext_scale = cuda.declare_device("ext_scale", "float64(float64)")
+# Code that numba-cuda adds to a kernel while lowering a call, as other extensions do: nothing in
+# another process says which object that was.
+ext_offset = cuda.declare_device("ext_offset", "float64(float64)", link=[CUSource(OFFSET_SOURCE)])
+
+
+def scale_first(arr):
+    arr[0] = ext_scale(arr[0])
+
+
+def offset_first(arr):
+    arr[0] = ext_offset(arr[0])
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    """numba-cuda's cache in ``tmp_path`` (also the working directory), an sm_90 stand-in
+    device, and the kernel cache installed."""
+    from numba.cuda.core import config
+
+    for target, attribute, value in device_patches():
+        monkeypatch.setattr(target, attribute, value)
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "numba-cache"))
+    monkeypatch.chdir(tmp_path)
+    assert kernel_cache.install()
+    return tmp_path
+
+
+def cached(function, link=()):
+    """A fresh cache=True dispatcher of ``function``, as a new process would make it."""
+    return cuda.jit(cache=True, link=list(link))(function)
+
+
+def cubin_of(kernel) -> bytes:
+    return bytes(kernel.library.get_cubin().code)
+
+
+def ltoir_of(source: str) -> bytes:
+    return compile_cuda_source_to_ltoir(source, "ext.cu", "sm_90")
+
+
+def test_a_cu_link_file_is_reused_until_a_header_it_includes_changes(workdir):
+    (workdir / "ext_scale.h").write_text("#define EXT_SCALE 2.0\n")
+    (workdir / "ext.cu").write_text(EXT_SOURCE)
+    link = [str(workdir / "ext.cu")]
+
+    first, loaded = load_or_compile(cached(scale_first, link), ARGS)
+    assert not loaded
+    again, loaded = load_or_compile(cached(scale_first, link), ARGS)
+    assert loaded and cubin_of(again) == cubin_of(first)
+    assert again.library._linking_files == {str(workdir / "ext.cu")}
+
+    (workdir / "ext_scale.h").write_text("#define EXT_SCALE 3.0\n")
+    third, loaded = load_or_compile(cached(scale_first, link), ARGS)
+    assert not loaded and cubin_of(third) != cubin_of(first)
+    assert load_or_compile(cached(scale_first, link), ARGS)[1]  # the entry was overwritten
+
+
+def test_in_memory_link_code_is_matched_by_content_and_link_must_hold_nothing_else(workdir):
+    two = ltoir_of(EXT_SOURCE.replace('#include "ext_scale.h"', "#define EXT_SCALE 2.0"))
+    three = ltoir_of(EXT_SOURCE.replace('#include "ext_scale.h"', "#define EXT_SCALE 3.0"))
+    assert not load_or_compile(cached(scale_first, [LTOIR(two, name="ext")]), ARGS)[1]
+
+    same = LTOIR(bytes(two), name="ext")  # equal content, another object (another process)
+    kernel, loaded = load_or_compile(cached(scale_first, [same]), ARGS)
+    assert loaded
+    assert kernel.library._linking_files == {same}  # the live object, for linking again
+
+    assert not load_or_compile(cached(scale_first, [LTOIR(three, name="ext")]), ARGS)[1]
+    assert load_or_compile(cached(scale_first, [LTOIR(three, name="ext")]), ARGS)[1]
+
+    unused = LTOIR(ltoir_of(OFFSET_SOURCE), name="unused")
+    more = [LTOIR(three, name="ext"), unused]
+    assert not load_or_compile(cached(scale_first, more), ARGS)[1]
+
+
+def test_code_an_extension_links_while_lowering_is_compiled_every_time_with_one_warning(workdir):
+    with pytest.warns(kernel_cache.KernelCacheWarning, match="extension numbast cannot follow"):
+        kernel, loaded = load_or_compile(cached(offset_first), ARGS)
+    assert not loaded and kernel.library.get_cubin()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert not load_or_compile(cached(offset_first), ARGS)[1]
+    assert not [w for w in caught if issubclass(w.category, kernel_cache.KernelCacheWarning)]
+
+
+def test_a_computed_include_is_not_cached(workdir):
+    (workdir / "ext_scale.h").write_text("#define EXT_SCALE 2.0\n")
+    source = EXT_SOURCE.replace('#include "ext_scale.h"', '#define H "ext_scale.h"\n#include H')
+    (workdir / "computed.cu").write_text(source)
+
+    def computed_scale(arr):
+        arr[0] = ext_scale(arr[0])
+
+    link = [str(workdir / "computed.cu")]
+    with pytest.warns(kernel_cache.KernelCacheWarning, match="computed #include"):
+        assert not load_or_compile(cached(computed_scale, link), ARGS)[1]
+    assert not load_or_compile(cached(computed_scale, link), ARGS)[1]
+
+
+def test_another_device_or_numba_cuda_version_misses(workdir, monkeypatch):
+    (workdir / "ext_scale.h").write_text("#define EXT_SCALE 2.0\n")
+    (workdir / "ext.cu").write_text(EXT_SOURCE)
+    link = [str(workdir / "ext.cu")]
+    assert not load_or_compile(cached(scale_first, link), ARGS)[1]
+    assert load_or_compile(cached(scale_first, link), ARGS)[1]
+
+    context = cached(scale_first, link).targetctx
+    newer = kernel_cache._linked_kernel_cache(dispatcher.CUDACache, NRT, "0.30.99")
+    with toolchain_forbidden():
+        assert newer(scale_first, link).load_overload(ARGS, context) is None
+        another_device = ((13, 0), (10, 0))
+        monkeypatch.setattr(codegen.JITCUDACodegen, "magic_tuple", lambda self: another_device)
+        assert cached(scale_first, link)._cache.load_overload(ARGS, context) is None
+
+
+def test_a_kernel_with_bindings_round_trips_through_numba_serialization(tmp_path, monkeypatch):
+    for target, attribute, value in device_patches():
+        monkeypatch.setattr(target, attribute, value)
+    header = tmp_path / "twice.cuh"
+    header.write_text("#pragma once\n__device__ inline double twice(double x) { return 2 * x; }\n")
+    kernel, library = _bound_kernel(header)
+    with pytest.raises(RuntimeError, match="Cannot pickle CUDACodeLibrary with linking files"):
+        serialize.dumps(kernel.library)  # numba-cuda alone
+
+    links = kernel_cache.describe_links(kernel.library, (), NRT)
+    (record,), _setup, _teardown = links
+    assert record[:2] == ("bindings", kernel_cache.library_identity(library, None))
+    pickled = serialize.dumps(kernel_cache.without_link_files(kernel.library, NRT))
+    assert kernel.library._linking_files == {library.link_object()}  # the original is untouched
+
+    restored = serialize.loads(pickled)
+    assert not restored._linking_files
+    assert kernel_cache.restore_links(restored, links, (), NRT) is None
+    assert restored._linking_files == {library.link_object()}
+    with toolchain_forbidden():
+        assert bytes(restored.get_cubin(cc=CC).code) == cubin_of(kernel)
+
+    header.write_text(header.read_text().replace("2 * x", "3 * x"))
+    problem = kernel_cache.restore_links(serialize.loads(pickled), links, (), NRT)
+    assert problem is not None and "changed" in problem
+
+
+def _bound_kernel(header: Path):
+    from kernel_cache_support import compile_kernel
+
+    from ast_canopy import parse_declarations_from_source
+    from numbast import MemoryShimWriter, bind_cxx_function
+
+    decls = parse_declarations_from_source(str(header), [str(header)], "sm_90")
+    writer = MemoryShimWriter(f'#include "{header}"')
+    twice = bind_cxx_function(writer, decls.functions[0])
+
+    def doubled(arr):
+        arr[0] = twice(arr[0])
+
+    return compile_kernel(cuda.jit(doubled), ARGS), writer
+
+
+def test_a_library_s_token_covers_its_link_object_and_every_shim_it_does_not_hold():
+    library = ShimLibrary("#define NOTHING", [("held", "int held();")], name="token_test")
+    library.declare_shim("int declared();", "declared")
+    live = library.cache_token(["held", "declared"])
+    assert live is not None and library.cache_token(["unknown"]) is None
+
+    library.use_link_object(LTOIR(b"compiled shims", name="token_test.ltoir"))
+    compiled = library.cache_token(["held"])
+    assert compiled not in (None, live)
+    assert library.cache_token(["held", "declared"]) not in (None, compiled)
+    library.use_link_object(LTOIR(b"compiled shims, changed", name="token_test.ltoir"))
+    assert library.cache_token(["held"]) != compiled
+
+
+def test_standalone_modules_carry_the_kernel_cache_importing_nothing_but_numba():
+    from numbast.static.runtime_copy import runtime_sources
+
+    sources = dict(runtime_sources())
+    for name in ("kernel_cache", "link_digests"):
+        tree = ast.parse(sources[name])
+        imported = {
+            (node.module or "") if isinstance(node, ast.ImportFrom) else alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in node.names
+            if not (isinstance(node, ast.ImportFrom) and node.level)
+        }
+        roots = {module.split(".")[0] for module in imported}
+        assert roots <= set(sys.stdlib_module_names) | {"numba", "numba_cuda", "__future__"}
+
+
+@pytest.mark.parametrize(
+    ("environment", "expected"),
+    [
+        ({"FAKE_VERSION": "0.99.0"}, "CUDACache 1 False"),
+        ({"NUMBAST_KERNEL_CACHE": "0"}, "CUDACache 0 False"),
+        ({}, "LinkedKernelCache 0 True"),
+    ],
+)
+def test_numba_cuda_is_left_alone_on_an_unknown_version_or_when_turned_off(
+    tmp_path, environment, expected
+):
+    script = tmp_path / "version_check.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os, warnings
+            import numba_cuda
+            numba_cuda.__version__ = os.environ.get("FAKE_VERSION", numba_cuda.__version__)
+            from numba import cuda
+            from numbast.runtime import kernel_cache
+
+            def kernel(x):
+                x[0] = 1
+
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                installed = kernel_cache.install()
+                first, second = cuda.jit(cache=True)(kernel), cuda.jit(cache=True)(kernel)
+            count = sum(issubclass(w.category, kernel_cache.KernelCacheWarning) for w in caught)
+            print(type(second._cache).__name__, count, installed)
+            """
+        )
+    )
+    inherited = {k: v for k, v in os.environ.items() if k != kernel_cache.DISABLE_ENV}
+    environment = {**inherited, "NUMBA_CACHE_DIR": str(tmp_path), **environment}
+    done = subprocess.run(
+        [sys.executable, str(script)], env=environment, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == expected
