@@ -19,7 +19,15 @@ import warnings
 from pathlib import Path
 
 import pytest
-from kernel_cache_support import CC, device_patches, load_or_compile, toolchain_forbidden
+from kernel_cache_support import (
+    CC,
+    SCENARIOS,
+    device_patches,
+    edit,
+    linked_scenario,
+    load_or_compile,
+    toolchain_forbidden,
+)
 from numba import cuda
 from numba.cuda import codegen, dispatcher, serialize, types
 from numba.cuda.cudadrv.linkable_code import LTOIR, CUSource
@@ -31,11 +39,7 @@ from numbast.runtime.shim_library import ShimLibrary
 TESTS = Path(__file__).resolve().parent
 ARGS = (types.float64[:],)
 NRT = codegen.NRT_LIBRARY
-EXT_SOURCE = (
-    '#include "ext_scale.h"\n'
-    'extern "C" __device__ int ext_scale(double *ret, double x) { *ret = x * EXT_SCALE; '
-    "return 0; }\n"
-)
+EXT_SOURCE = (SCENARIOS / "ext.cu").read_text()  # includes ext_scale.h: x * EXT_SCALE
 OFFSET_SOURCE = (
     'extern "C" __device__ int ext_offset(double *ret, double x) { *ret = x + 1.0; return 0; }\n'
 )
@@ -82,8 +86,7 @@ def ltoir_of(source: str) -> bytes:
 
 
 def test_a_cu_link_file_is_reused_until_a_header_it_includes_changes(workdir):
-    (workdir / "ext_scale.h").write_text("#define EXT_SCALE 2.0\n")
-    (workdir / "ext.cu").write_text(EXT_SOURCE)
+    linked_scenario(workdir)
     link = [str(workdir / "ext.cu")]
 
     first, loaded = load_or_compile(cached(scale_first, link), ARGS)
@@ -92,7 +95,7 @@ def test_a_cu_link_file_is_reused_until_a_header_it_includes_changes(workdir):
     assert loaded and cubin_of(again) == cubin_of(first)
     assert again.library._linking_files == {str(workdir / "ext.cu")}
 
-    (workdir / "ext_scale.h").write_text("#define EXT_SCALE 3.0\n")
+    edit(workdir / "ext_scale.h", "2.0", "3.0")
     third, loaded = load_or_compile(cached(scale_first, link), ARGS)
     assert not loaded and cubin_of(third) != cubin_of(first)
     assert load_or_compile(cached(scale_first, link), ARGS)[1]  # the entry was overwritten
@@ -127,7 +130,7 @@ def test_code_an_extension_links_while_lowering_is_compiled_every_time_with_one_
 
 
 def test_a_computed_include_is_not_cached(workdir):
-    (workdir / "ext_scale.h").write_text("#define EXT_SCALE 2.0\n")
+    linked_scenario(workdir)
     source = EXT_SOURCE.replace('#include "ext_scale.h"', '#define H "ext_scale.h"\n#include H')
     (workdir / "computed.cu").write_text(source)
 
@@ -141,8 +144,7 @@ def test_a_computed_include_is_not_cached(workdir):
 
 
 def test_another_device_or_numba_cuda_version_misses(workdir, monkeypatch):
-    (workdir / "ext_scale.h").write_text("#define EXT_SCALE 2.0\n")
-    (workdir / "ext.cu").write_text(EXT_SOURCE)
+    linked_scenario(workdir)
     link = [str(workdir / "ext.cu")]
     assert not load_or_compile(cached(scale_first, link), ARGS)[1]
     assert load_or_compile(cached(scale_first, link), ARGS)[1]

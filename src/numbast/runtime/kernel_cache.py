@@ -204,12 +204,21 @@ def _linked_kernel_cache(base: type, nrt: Any, version: str) -> type:
             saved = self._cache_file.load(key)
             if saved is None:
                 return super()._load_overload(sig, target_context)
+            if not (isinstance(saved, tuple) and len(saved) == 3 and saved[0] == FORMAT):
+                logger.warning("%s: ignoring a cache entry of another format", self._name)
+                return None
             _format, links, payload = saved
             problem = restore_links(payload["codelibrary"], links, self._link_option, nrt)
             if problem is not None:
                 logger.info("%s: not using the cached kernel: %s", self._name, problem)
                 return None
-            return self._impl.rebuild(target_context, payload)
+            kernel = self._impl.rebuild(target_context, payload)
+            if kernel.library._setup_functions:
+                # numba-cuda runs a module's setup callbacks in _Kernel.bind, which it calls for
+                # a kernel it compiles but not for one it loads (launching does not): bind here,
+                # so that Module Callbacks run as they would for the compiled kernel.
+                kernel.bind()
+            return kernel
 
     return LinkedKernelCache
 

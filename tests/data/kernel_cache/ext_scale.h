@@ -1,0 +1,2 @@
+#pragma once
+#define EXT_SCALE 2.0
