@@ -33,6 +33,7 @@ from numba.cuda import codegen, dispatcher, serialize, types
 from numba.cuda.cudadrv.linkable_code import LTOIR, CUSource
 from support import compile_cuda_source_to_ltoir
 
+from numbast import MemoryShimWriter
 from numbast.runtime import kernel_cache
 from numbast.runtime.shim_library import ShimLibrary
 
@@ -183,6 +184,17 @@ def test_a_kernel_with_bindings_round_trips_through_numba_serialization(tmp_path
     header.write_text(header.read_text().replace("2 * x", "3 * x"))
     problem = kernel_cache.restore_links(serialize.loads(pickled), links, (), NRT)
     assert problem is not None and "changed" in problem
+    assert not isinstance(problem, kernel_cache.Lasting)
+
+    # Another process, where the bindings are not imported; then one whose writer has not
+    # declared the shim (one made while compiling, as a template instance's): the record can
+    # never be checked there.
+    monkeypatch.setitem(kernel_cache._LIBRARIES, record[1], [])
+    problem = kernel_cache.restore_links(serialize.loads(pickled), links, (), NRT)
+    assert problem == f"the bindings {record[1]} are not imported"
+    writer = MemoryShimWriter(f'#include "{header}"')  # noqa: F841 (tracked while alive)
+    problem = kernel_cache.restore_links(serialize.loads(pickled), links, (), NRT)
+    assert isinstance(problem, kernel_cache.Lasting), problem
 
 
 def _bound_kernel(header: Path):

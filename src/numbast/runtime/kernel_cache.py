@@ -65,6 +65,11 @@ class KernelCacheWarning(UserWarning):
     """A ``cache=True`` kernel that links code is compiled in every process (see the message)."""
 
 
+class Lasting(str):
+    """Why a cached kernel is not used, where the reason holds in every process (it is warned
+    about once rather than logged)."""
+
+
 # Shared by every copy of the runtime in a process (see state.py): the live ShimLibraries by
 # identity (weak references: a library is not kept alive for a cache), and whether install ran.
 _LIBRARIES: dict[str, list] = shared_table("kernel_cache_libraries", dict)
@@ -184,11 +189,7 @@ def _linked_kernel_cache(base: type, nrt: Any, version: str) -> type:
                 return None
             links = describe_links(library, self._link_option, nrt)
             if isinstance(links, str):
-                name = getattr(self._py_func, "__qualname__", self._name)
-                _warn_once(
-                    ("kernel", self._name),
-                    f"kernel {name} is compiled in every process (cache=True): {links}",
-                )
+                self._not_cached(links)
                 return None
             self._impl.locator.ensure_cache_path()
             key = (*self._index_key(sig, data.codegen), marker)
@@ -209,6 +210,8 @@ def _linked_kernel_cache(base: type, nrt: Any, version: str) -> type:
                 return None
             _format, links, payload = saved
             problem = restore_links(payload["codelibrary"], links, self._link_option, nrt)
+            if isinstance(problem, Lasting):
+                self._not_cached(problem)
             if problem is not None:
                 logger.info("%s: not using the cached kernel: %s", self._name, problem)
                 return None
@@ -219,6 +222,11 @@ def _linked_kernel_cache(base: type, nrt: Any, version: str) -> type:
                 # so that Module Callbacks run as they would for the compiled kernel.
                 kernel.bind()
             return kernel
+
+        def _not_cached(self, reason: str) -> None:
+            function = self._py_func
+            name = f"{function.__module__}.{getattr(function, '__qualname__', function.__name__)}"
+            _warn_once(("kernel", name), f"kernel {name} is compiled in every process: {reason}")
 
     return LinkedKernelCache
 
@@ -276,9 +284,9 @@ def restore_links(library: Any, links: tuple, link_option: Sequence, nrt: Any) -
     for record in records:
         if record[0] == "bindings":
             _kind, identity, names, token = record
-            found = _find_library(identity, names, token, link_option)
+            found, problem = _find_library(identity, names, token, link_option)
             if found is None:
-                return f"the bindings {identity} are not imported, or changed"
+                return problem
             objects.append(found.link_object())
         elif record[0] == "file":
             _kind, path, token = record
@@ -317,14 +325,28 @@ def _libraries_by_link_object() -> dict[int, tuple[str, Any]]:
     return {id(lib.link_object()): (identity, lib) for identity, lib in tracked if lib is not None}
 
 
-def _find_library(identity: str, names: Sequence[str], token: str, link_option: Sequence) -> Any:
+def _find_library(
+    identity: str, names: Sequence[str], token: str, link_option: Sequence
+) -> tuple[Any, str | None]:
+    """The live library ``identity`` that links what the record says, or why there is none."""
     with LOCK:
-        candidates = [ref() for ref in _LIBRARIES.get(identity, ())]
+        alive = [ref() for ref in _LIBRARIES.get(identity, ())]
+    candidates = [lib for lib in alive if lib is not None]
+    if not candidates:
+        return None, f"the bindings {identity} are not imported"
     # A library given in link= as well (link=shim_writer.links()) is the one the kernel means.
     candidates.sort(key=lambda lib: not any(lib.link_object() is o for o in link_option))
-    return next(
-        (lib for lib in candidates if lib is not None and lib.cache_token(names) == token), None
-    )
+    tokens = []
+    for lib in candidates:
+        tokens.append(lib.cache_token(names))
+        if tokens[-1] == token:
+            return lib, None
+    if all(t is None for t in tokens):
+        return None, Lasting(
+            f"a shim of the bindings {identity} that the kernel calls is only made while a "
+            "kernel is compiled (a template instance), so it cannot be checked beforehand"
+        )
+    return None, f"the bindings {identity} changed"
 
 
 def _find_code(kind: str, token: str, link_option: Sequence, nrt: Any) -> Any:
