@@ -88,8 +88,10 @@ data-models = { __myfloat16 = "PrimitiveModel" }
 
 VARIANTS = ("plain", "plain, cache=True", "ours, warm", "ours, warm + cache=True", "ours, cold")
 PHASE_KEYS = ("numba", "bindings", "first launch")
-# Set per variant below; a value inherited from the shell would change what is measured.
+# Set per variant below, or (bytecode) left to Python: a value inherited from the shell would
+# change what is measured.
 OWN_VARIABLES = (
+    "PYTHONDONTWRITEBYTECODE",
     "NUMBA_CACHE_DIR",
     "NUMBAST_CACHE_DIR",
     "NUMBAST_IMPORT_ARCH",
