@@ -72,6 +72,8 @@ class Lasting(str):
 
 # Shared by every copy of the runtime in a process (see state.py): the live ShimLibraries by
 # identity (weak references: a library is not kept alive for a cache), and whether install ran.
+# What an entry must offer, whichever copy made it: link_object(), shim_names() and
+# cache_token(shim_names); a copy that changes that contract must use new table names.
 _LIBRARIES: dict[str, list] = shared_table("kernel_cache_libraries", dict)
 _INSTALL: dict[str, Any] = shared_table("kernel_cache_install", dict)
 _WARNED: set = shared_table("kernel_cache_warned", set)
