@@ -23,13 +23,18 @@ def run(script, cache):
     return run_script(script, cache, device="cpu")
 
 
+def two_runs(script, cache):
+    """The first process compiles and saves the kernel; the second loads the very cubin."""
+    first, second = run(script, cache), run(script, cache)
+    assert (first["loaded"], second["loaded"]) == (False, True)
+    assert second["cubin"] == first["cubin"]
+    return first, second
+
+
 def test_dynamic_bindings_load_the_cached_cubin_and_a_header_edit_recompiles(tmp_path):
     script = dynamic_scenario(tmp_path)
     cache = tmp_path / "cache"
-    first = run(script, cache)
-    second = run(script, cache)
-    assert (first["loaded"], second["loaded"]) == (False, True)
-    assert second["cubin"] == first["cubin"]
+    first, second = two_runs(script, cache)
     # The live shim writer of the second process (its name is its id, so it differs).
     assert [name.startswith("numbast_shims_") for name in second["links"]] == [True]
 
@@ -45,10 +50,7 @@ def test_dynamic_bindings_load_the_cached_cubin_and_a_header_edit_recompiles(tmp
 def test_an_imported_header_module_reuses_kernels_until_an_included_header_changes(tmp_path):
     script = imported_scenario(tmp_path)
     cache = tmp_path / "cache"
-    first = run(script, cache)
-    second = run(script, cache)
-    assert (first["loaded"], second["loaded"]) == (False, True)
-    assert second["cubin"] == first["cubin"]
+    first, second = two_runs(script, cache)
     assert second["links"] == ["cuda_headers.vec_shims.ltoir"]
 
     edit(script.parent / "include" / "scale.h", "2.0f", "3.0f")
@@ -60,10 +62,7 @@ def test_an_imported_header_module_reuses_kernels_until_an_included_header_chang
 def test_a_static_module_s_cached_kernel_keeps_its_module_callbacks(tmp_path):
     script = static_scenario(tmp_path)
     cache = tmp_path / "cache"
-    first = run(script, cache)
-    second = run(script, cache)
-    assert (first["loaded"], second["loaded"]) == (False, True)
-    assert second["cubin"] == first["cubin"]
+    first, second = two_runs(script, cache)
     # numba-cuda lists a link object's callbacks once per bound call; they run once a module.
     assert second["setup"] == first["setup"] >= 1
     assert second["teardown"] == first["teardown"] >= 1
