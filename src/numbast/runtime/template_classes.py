@@ -65,6 +65,7 @@ from .templates import (
 logger = logging.getLogger(__name__)
 
 _BEING_MADE = types.Opaque("numbast_instance_being_made")
+_NO_OFFSETOF: list = []  # set once NVRTC turns out to lack __builtin_offsetof
 _COMPOUND = frozenset(
     {"iadd", "isub", "imul", "itruediv", "imod", "iand", "ior", "ixor", "ilshift", "irshift"}
 )
@@ -293,14 +294,29 @@ class ClassTemplateBinder:
 
         def ask() -> dict:
             constants = {"size": f"sizeof({instance})", "align": f"alignof({instance})"}
-            for index, name in enumerate(row.public_fields):
-                constants[f"off{index}"] = f"__builtin_offsetof({instance}, {name})"
-            answer = self.context.probe(Probe(constants, unknown), instance)
+            offsets = {
+                f"off{i}": f"__builtin_offsetof({instance}, {name})"
+                for i, name in enumerate(row.public_fields)
+            }
+            answer = None
+            if not _NO_OFFSETOF:
+                try:
+                    answer = self.context.probe(Probe({**constants, **offsets}, unknown), instance)
+                except TemplateInstantiationError as exc:
+                    if "__builtin_offsetof" not in str(exc):
+                        raise
+                    # This NVRTC (CUDA 13.0's) has no offsetof builtin: the layout is then
+                    # checked by size and alignment only.
+                    _NO_OFFSETOF.append(True)
+            if answer is None:
+                answer = self.context.probe(Probe(constants, unknown), instance)
             return {
                 "sizeof": answer.constants["size"],
                 "alignof": answer.constants["align"],
                 "offsets": {
-                    name: answer.constants[f"off{i}"] for i, name in enumerate(row.public_fields)
+                    name: answer.constants[f"off{i}"]
+                    for i, name in enumerate(row.public_fields)
+                    if f"off{i}" in answer.constants
                 },
                 "types": {slot: self.context.describe(t) for slot, t in answer.types.items()},
             }

@@ -7,6 +7,11 @@ from kernel_cache_support import finish, prepare
 
 prepare()
 
+# Only link= files here, no bindings: switch the kernel cache on, as docs/kernel_cache.md says.
+from numbast.runtime.kernel_cache import install  # noqa: E402
+
+install()
+
 import numpy as np  # noqa: E402
 from numba import cuda  # noqa: E402
 from numba.cuda import types  # noqa: E402
