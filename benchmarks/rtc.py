@@ -133,7 +133,8 @@ def main() -> None:
         except ImportError:
             cupy = None
         if cupy is not None:
-            raw = cupy.RawKernel(SOURCE, "axpy")
+            # CuPy compiles the source as it is: give the kernel C linkage, as SourceModule does.
+            raw = cupy.RawKernel(f'extern "C" {{\n{SOURCE}\n}}', "axpy")
             cx = cupy.ones(n, dtype=cupy.float32)
             cy = cupy.zeros(n, dtype=cupy.float32)
 

@@ -142,3 +142,21 @@ def test_numbers_through_the_import_system(tmp_path):
         result = run_python(run, project, cache)
         assert result.returncode == 0, result.stderr
         assert f"values {[float(v) for v in GEO_EXPECTED]}" in result.stdout
+
+
+@pytest.mark.parametrize("which", ["dynamic", "static"])
+def test_a_plain_overload_and_a_template_resolve_as_in_cxx(tmp_path, which):
+    """pick(int) and template <class T> T pick(T): an int calls the plain one (exact), a float
+    the template (exact, where the plain one would need a conversion)."""
+    from numba.cuda import types
+    from numba.cuda.descriptor import cuda_target
+
+    geo = dynamic_geo() if which == "dynamic" else static_geo(tmp_path)
+    typing = cuda_target.typing_context
+    typing.refresh()
+    pick = typing.resolve_value_type(geo.pick)
+    assert typing.resolve_function_type(pick, (types.int32,), {}).return_type == types.int32
+    on_float = typing.resolve_function_type(pick, (types.float32,), {})
+    assert on_float.return_type == types.float32
+    on_short = typing.resolve_function_type(pick, (types.int16,), {})
+    assert on_short.return_type == types.int16  # the template again: T = short

@@ -52,6 +52,25 @@ class _OverloadsOfBuiltin(ConcreteTemplate):
         return super().apply(args, kws)
 
 
+class _OverloadsOfStub(ConcreteTemplate):
+    """Plain overloads of a bound function; when the name also has function templates, C++'s
+    order: an exact plain match first, then a template that deduces from the arguments (its
+    own typing template, registered after this one), and plain overloads by conversion only
+    when no template applies (``pick(int)`` beside ``template <class T> T pick(T)``: a float
+    argument calls the template, not pick(int) through a conversion)."""
+
+    def apply(self, args, kws):
+        deducers = getattr(self.key, "_numbast_template_deducers_", ())
+        if deducers and not kws:
+            exact = tuple(types.unliteral(a) for a in args)
+            cases = [case for case in self.cases if case.args == exact]
+            if cases:
+                return cases[0]
+            if any(deduces(exact) for deduces in deducers):
+                return None
+        return super().apply(args, kws)
+
+
 def add_overload(
     key: Hashable,
     sig: Signature,
@@ -82,7 +101,7 @@ def overload_template(
     with LOCK:
         template = _OVERLOADS.get((id(registries.typing), key))
         if template is None:
-            base = ConcreteTemplate if is_binding_stub(key) else _OverloadsOfBuiltin
+            base = _OverloadsOfStub if is_binding_stub(key) else _OverloadsOfBuiltin
             template = type(f"numbast_{label}_overloads", (base,), {"key": key, "cases": []})
             _OVERLOADS[(id(registries.typing), key)] = template
             registries.typing.register_global(key, types.Function(template))

@@ -114,6 +114,12 @@ class FunctionTemplateStub:
         instantiator = _Instantiator(binder, explicit)
         for key in (self, *also):
             instantiator.register(key)
+            # Plain overloads of the name give way to templates that deduce (C++'s order).
+            deducers = getattr(key, "_numbast_template_deducers_", None)
+            if deducers is None:
+                deducers = []
+                key._numbast_template_deducers_ = deducers
+            deducers.append(instantiator.deduces)
         declaration = binder.row.callable.declaration
         if declaration and declaration not in self._numbast_declarations_:
             self._numbast_declarations_.append(declaration)
@@ -172,6 +178,24 @@ class _Instantiator:
         registries.lowering.lower(self, types.VarArg(types.Any))(self.lower)
 
     # -- typing -----------------------------------------------------------------------------
+    def deduces(self, args: tuple) -> bool:
+        """Whether the template's arguments can be deduced (or defaulted) from ``args`` alone,
+        without instantiating it: a plain overload then only matches exactly (C++'s order)."""
+        binder, row = self.binder, self.binder.callable
+        required = sum(1 for _name, _type, has_default in row.params if not has_default)
+        if not required <= len(args) <= len(row.params):
+            return False
+        deduction = Deduction(binder.params, self.explicit)
+        try:
+            for (_name, type_row, _default), actual in zip(row.params, args, strict=False):
+                deduction.deduce(type_row.pattern, actual)
+        except TypingError:
+            return False
+        return all(
+            index in deduction.arguments or param.default is not None
+            for index, param in enumerate(binder.params)
+        )
+
     def signature_for(self, typing_context, args, kws) -> Signature | None:
         binder, row = self.binder, self.binder.callable
         args = tuple(types.unliteral(a) for a in args)
