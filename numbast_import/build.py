@@ -12,11 +12,17 @@ import logging
 import os
 import shlex
 import sys
+import time
 import types
 import warnings
 from pathlib import Path
 
-from numbast_import.cache.key import included_file_hashes, lookup_components, lookup_digest
+from numbast_import.cache.key import (
+    included_file_hashes,
+    included_file_stamps,
+    lookup_components,
+    lookup_digest,
+)
 from numbast_import.cache.manifest import (
     BINDINGS,
     BINDINGS_CODE,
@@ -24,6 +30,7 @@ from numbast_import.cache.manifest import (
     SHIM_SOURCE,
     code_to_pyc,
 )
+from numbast_import.cache.root import KEYS_DIR
 from numbast_import.cache.store import BuildOutput
 from numbast_import.errors import (
     BindingsExecutionError,
@@ -39,11 +46,19 @@ logger = logging.getLogger(__name__)
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def entry_key(mapping: HeaderMapping, module_name: str, arch: str) -> tuple[dict, str]:
-    """The lookup components and the digest naming ``module_name``'s entry for ``arch``."""
+def entry_key(
+    mapping: HeaderMapping, module_name: str, arch: str, root: Path | None = None
+) -> tuple[dict, str]:
+    """The lookup components and the digest naming ``module_name``'s entry for ``arch``
+    (``root``: the cache root, where the generator's fingerprint is remembered)."""
     options = {k: v for k, v in mapping.static_mapping(arch).items() if k != "GPU Arch"}
     components = lookup_components(
-        module_name, mapping.header, options, arch, mapping.bypass_parse_error
+        module_name,
+        mapping.header,
+        options,
+        arch,
+        mapping.bypass_parse_error,
+        memo_dir=None if root is None else root / KEYS_DIR,
     )
     return components, lookup_digest(components)
 
@@ -92,6 +107,7 @@ def generate(
     their shims. ``entry_dir`` is where the entry will be (None: in memory only)."""
     from numbast_import.shim_compiler import ShimCompileError, compile_shims_to_ltoir
 
+    started = time.time()
     config = mapping.static_config(arch, regenerate_command=regenerate)
     rendered = _render(config, mapping, module.__name__)
     source = rendered.source
@@ -132,6 +148,7 @@ def generate(
         },
         included_files=included_file_hashes(read),
         notes={
+            "included_stamps": included_file_stamps(read, started),
             "shims_left_out": list(compiled.left_out),
             "project": mapping.pyproject or mapping.source,
             "regenerate": regenerate,

@@ -13,7 +13,7 @@ from typing import Any
 
 from numbast_import.cache import inventory
 from numbast_import.cache.inventory import Record
-from numbast_import.cache.root import PARSER_DIR
+from numbast_import.cache.root import KEYS_DIR, PARSER_DIR
 from numbast_import.cli import (
     OK,
     PROBLEM,
@@ -172,6 +172,7 @@ def cmd_clear(ctx: Context, args) -> int:
     if args.all and ctx.root.is_dir():
         inventory.remove_leftovers(ctx.root)
         shutil.rmtree(ctx.root / PARSER_DIR, ignore_errors=True)
+        shutil.rmtree(ctx.root / KEYS_DIR, ignore_errors=True)
     data = {
         "root": str(ctx.root),
         "removed": [dict(r.as_json(), reason=reasons.get(str(r.path))) for r in removed],

@@ -28,6 +28,7 @@ from pathlib import Path
 from numbast_import.arch import resolve_arch
 from numbast_import.build import entry_key, execute, generate, regenerate_command
 from numbast_import.cache.instances import EntryInstances
+from numbast_import.cache.key import generator_fingerprint
 from numbast_import.cache.manifest import (
     BINDINGS,
     BINDINGS_CODE,
@@ -35,7 +36,13 @@ from numbast_import.cache.manifest import (
     SHIM_SOURCE,
     code_from_pyc,
 )
-from numbast_import.cache.root import PARSER_DIR, cache_layers, cache_root, ensure_private_dir
+from numbast_import.cache.root import (
+    KEYS_DIR,
+    PARSER_DIR,
+    cache_layers,
+    cache_root,
+    ensure_private_dir,
+)
 from numbast_import.cache.store import BuildOutput, CacheStore, Entry
 from numbast_import.errors import HeaderImportError, ImportConfigError
 from numbast_import.mapping import HeaderMapping
@@ -108,8 +115,10 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
             f"{mapping.source} (paths are relative to the pyproject.toml)"
         )
     arch = resolve_arch(mapping.arch, name, mapping.source)
-    components, digest = entry_key(mapping, name, arch)
     root = cache_root(mapping.cache_dir)
+    # The generator's fingerprint is remembered in the root, where it exists (a warm import
+    # never creates the writable root: read-only layers may serve it).
+    components, digest = entry_key(mapping, name, arch, root if root.is_dir() else None)
     store = CacheStore(root, cache_layers(root))
     module.__cuda_header__ = mapping.header
     module.__numbast_key__ = digest
@@ -129,6 +138,8 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
         return output
 
     entry = store.build(digest, components, build, what=f"{name} ({digest[:12]})")
+    if root.is_dir():  # now that it exists, remember the generator's fingerprint there
+        generator_fingerprint(root / KEYS_DIR)
     if ran_here:  # the module already ran during the build
         attach_ltoir(module, entry, arch)
     else:  # another process built it while this one waited for the lock

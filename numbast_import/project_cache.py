@@ -59,7 +59,9 @@ def miss_reasons(record: Record, components: dict[str, Any]) -> list[str]:
     """Why ``record`` would not be hit by a lookup with ``components`` (empty: a hit)."""
     assert record.manifest is not None
     reasons = component_differences(record.manifest["key"], components)
-    return reasons + included_file_differences(record.manifest["included_files"])
+    return reasons + included_file_differences(
+        record.manifest["included_files"], record.manifest.get("included_stamps")
+    )
 
 
 def stale_reason(record: Record, project: ProjectConfig, current_arch: str | None) -> str | None:
@@ -71,7 +73,9 @@ def stale_reason(record: Record, project: ProjectConfig, current_arch: str | Non
         return None
     if record.manifest is None or record.problems:
         return "damaged: " + "; ".join(record.problems)
-    changed = included_file_differences(record.manifest["included_files"])
+    changed = included_file_differences(
+        record.manifest["included_files"], record.manifest.get("included_stamps")
+    )
     if changed:
         return "; ".join(changed)
     try:

@@ -159,5 +159,9 @@ def static_registrations(module: ModuleType, monkeypatch) -> tuple[list[str], st
     # apply_module looks these up in its module's globals.
     for name, recorder in _recorders(calls).items():
         monkeypatch.setattr(apply, name, recorder)
+    from numbast.runtime.deferred import run_pending
+
+    run_pending()  # the module's own registrations, deferred at its import, run unrecorded
     apply.apply_module("recorded", module._nb_rows, module._numbast_shim_library)
+    run_pending()  # these are recorded
     return calls, module._numbast_shim_library.preamble

@@ -5,6 +5,7 @@ read-only layers and unwritable roots are handled."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -325,3 +326,30 @@ def test_register_then_import_and_its_printed_command(built, tmp_path):
     assert 'numbast_import.register("mine"' in command and 'exclude_functions=["dot"]' in command
     done = subprocess.run(command, shell=True, cwd="/", capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_warm_import_reads_no_included_header_and_no_generator_source(built):
+    """Included headers are checked by size and time (recorded at build for files that had
+    settled), and the generator's fingerprint is remembered in the root: a warm import opens
+    neither. (A header edited after the build changes its stamp, and is then hashed.)"""
+    project, cache, _ = built
+    code = (
+        "import builtins, io\n"
+        "opened = []\n"
+        "real_open = io.open\n"
+        "def spying(file, *args, **kwargs):\n"
+        "    opened.append(str(file))\n"
+        "    return real_open(file, *args, **kwargs)\n"
+        "builtins.open = io.open = spying\n"
+        "import cuda_headers.vec\n"
+        "builtins.open = io.open = real_open\n"
+        "print('opened:', [p for p in opened if p.endswith(('.cuh', '.h', '.hpp', '.py'))])\n"
+    )
+    result = run_python(code, project, cache)
+    assert result.returncode == 0, result.stderr
+    opened = ast.literal_eval(result.stdout.split("opened:", 1)[1].strip())
+    generator = [p for p in opened if p.endswith(".py") and "/numbast/" in p]
+    assert not generator, generator
+    # The mapped header itself is part of the entry's name; the toolkit's version header too.
+    headers = {os.path.basename(p) for p in opened if not p.endswith(".py")}
+    assert headers <= {"vec.cuh", "cuda_runtime_api.h"}, headers

@@ -125,6 +125,7 @@ def test_data_models_choose_between_fields_and_an_opaque_value(tmp_path):
 
     fields = generate("structs.cuh", tmp_path / "a")
     opaque = generate("structs.cuh", tmp_path / "b", Data_Models={"fixed16": "PrimitiveModel"})
+    cuda_target.typing_context.refresh()  # what Numba does before it types a kernel
     manager = cuda_target.target_context.data_model_manager
     assert isinstance(manager[as_numba_type(fields.fixed16)], StructModel)
     assert isinstance(manager[as_numba_type(opaque.fixed16)], PrimitiveModel)
@@ -431,7 +432,9 @@ def test_function_argument_intents_change_signatures(tmp_path):
 
 def _template_of(stub):
     from numba.cuda.cudadecl import registry
+    from numba.cuda.descriptor import cuda_target
 
+    cuda_target.typing_context.refresh()  # registrations run before Numba types a kernel
     for value, typ in registry.globals:
         if value is stub:
             return typ.templates[0]

@@ -217,3 +217,32 @@ def test_cli_reports_skipped_declarations_as_log_lines(tmp_path):
     assert "numbast: WARNING: 3 declarations of skipped.cuh could not be bound" in result.stderr
     assert "warnings.warn" not in result.stderr and "report_skipped" not in result.stderr
     assert (tmp_path / "out" / "skipped.py").is_file()
+
+
+def test_import_defers_registration_until_numba_types_a_kernel(tmp_path):
+    """Importing a module makes its stubs; the registrations with Numba (and numba-cuda's own
+    lazy modules they need) wait for Numba's next refresh, before it types a kernel."""
+    render(static_config("functions.cuh"), tmp_path)
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path[:0] = [{str(tmp_path)!r}, {str(TESTS)!r}]
+        import numba.cuda
+        import functions
+        lazy = [m for m in ("numba.cuda.cudaimpl", "numba.cuda.vector_types") if m in sys.modules]
+        print("loaded at import:", lazy)
+        import numpy as np
+        from numba.cuda import types
+        from support import link_kernel_to_cubin
+        scale = functions.scale
+
+        def kernel(out):
+            out[0] = scale(np.int32(2), np.int32(5))
+
+        print("linked", len(link_kernel_to_cubin(kernel, (types.int32[:],))))
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "loaded at import: []" in result.stdout
+    assert "linked" in result.stdout

@@ -39,19 +39,58 @@ def _distribution_version(name: str) -> str:
         return "not installed"
 
 
-def generator_fingerprint() -> str:
-    """sha256 of the generator's own sources (the parser, the planning code, the runtime embedded
-    in every module and the static generator), so that a development checkout changing any of
-    them without a version bump misses."""
-    digest = hashlib.sha256()
+def _generator_sources() -> list[tuple[str, Path]]:
+    found = []
     for package_name in ("ast_canopy", "numbast"):
         spec = importlib.util.find_spec(package_name)
         assert spec is not None and spec.submodule_search_locations
         package = Path(next(iter(spec.submodule_search_locations)))
         for path in sorted(package.rglob("*.py")):
-            relative = path.relative_to(package.parent).as_posix()
-            digest.update(relative.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+            found.append((path.relative_to(package.parent).as_posix(), path))
+    return found
+
+
+def generator_fingerprint(memo_dir: Path | None = None) -> str:
+    """sha256 of the generator's own sources (the parser, the planning code, the runtime and
+    the static generator), so that a development checkout changing any of them without a
+    version bump misses. It is a digest of contents (the same on every machine, so read-only
+    layers built elsewhere hit); reading ~100 files costs ~10 ms, so it is remembered in
+    ``memo_dir`` (the cache root's) under a digest of the files' sizes and times."""
+    sources = _generator_sources()
+    memo = None
+    if memo_dir is not None:
+        stamps = hashlib.sha256()
+        for relative, path in sources:
+            info = path.stat()
+            stamps.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+        memo = memo_dir / f"generator-{stamps.hexdigest()[:32]}"
+        try:
+            remembered = memo.read_text().strip()
+            if len(remembered) == 64:
+                return remembered
+        except OSError:
+            pass
+    digest = hashlib.sha256()
+    for relative, path in sources:
+        digest.update(relative.encode() + b"\0" + path.read_bytes())
+    fingerprint = digest.hexdigest()
+    if memo is not None:
+        _write_quietly(memo, fingerprint)
+    return fingerprint
+
+
+def _write_quietly(path: Path, text: str) -> None:
+    """Best effort (a read-only cache root only costs the next process the hashing)."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(mode=0o700, exist_ok=True)  # never the root: only where it exists
+        fd, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        with os.fdopen(fd, "w") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except OSError:
+        pass
 
 
 def lookup_components(
@@ -60,6 +99,7 @@ def lookup_components(
     options: Mapping[str, Any],
     arch: str,
     bypass_parse_error: bool = False,
+    memo_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Every key component known before parsing. ``options`` is the static-config mapping
     (absolute paths) without its GPU Arch."""
@@ -77,7 +117,7 @@ def lookup_components(
         "arch": arch,
         "cuda_toolkit": f"{major}.{minor}",
         "numbast_import": numbast_import.__version__,
-        "generator_sources": generator_fingerprint(),
+        "generator_sources": generator_fingerprint(memo_dir),
         "numba_cuda": _distribution_version("numba-cuda"),
         "python": ".".join(str(part) for part in sys.version_info[:3]),
     }
@@ -92,6 +132,24 @@ def included_file_hashes(paths: Iterable[str]) -> dict[str, str]:
     return {path: file_sha256(path) for path in sorted(set(paths))}
 
 
+# A file modified this recently may change again within the file system's time granularity
+# without its stamp changing: its stamp is not trusted (git's "racy" files, ccache's too-new).
+_STAMP_SETTLE_S = 2.0
+
+
+def included_file_stamps(paths: Iterable[str], now: float) -> dict[str, list[int]]:
+    """(size, mtime_ns) of each file old enough for its stamp to be trusted."""
+    stamps = {}
+    for path in sorted(set(paths)):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if info.st_mtime < now - _STAMP_SETTLE_S:
+            stamps[path] = [info.st_size, info.st_mtime_ns]
+    return stamps
+
+
 def component_differences(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
     """One line per key component that differs between a manifest and the current state."""
     lines = []
@@ -102,10 +160,24 @@ def component_differences(recorded: Mapping[str, Any], current: Mapping[str, Any
     return lines
 
 
-def included_file_differences(recorded: Mapping[str, str]) -> list[str]:
-    """Included files whose contents changed since the entry was built, or that are gone."""
+def included_file_differences(
+    recorded: Mapping[str, str], stamps: Mapping[str, Any] | None = None
+) -> list[str]:
+    """Included files whose contents changed since the entry was built, or that are gone. A
+    file whose size and modification time are those ``stamps`` recorded is taken as unchanged
+    without reading it (a warm import of a toolkit header reads no header)."""
     lines = []
+    stamps = stamps or {}
     for path, digest in recorded.items():
+        stamp = stamps.get(path)
+        if isinstance(stamp, list) and len(stamp) == 2:
+            try:
+                info = os.stat(path)
+            except OSError:
+                lines.append(f"included file {path}: gone")
+                continue
+            if [info.st_size, info.st_mtime_ns] == stamp:
+                continue
         try:
             now = file_sha256(path)
         except OSError:

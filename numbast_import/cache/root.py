@@ -24,6 +24,8 @@ logger = logging.getLogger(__name__)
 ENV_VAR = "NUMBAST_CACHE_DIR"
 LAYERS_ENV = "NUMBAST_CACHE_PATH"
 PARSER_DIR = "parser"
+# Small memos of key components that are slow to compute (the generator's fingerprint).
+KEYS_DIR = "keys"
 
 __all__ = [
     "ENV_VAR",

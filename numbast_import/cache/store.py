@@ -112,7 +112,9 @@ class CacheStore:
             )
             return None
         stale = component_differences(manifest["key"], components)
-        stale += included_file_differences(manifest["included_files"])
+        stale += included_file_differences(
+            manifest["included_files"], manifest.get("included_stamps")
+        )
         if stale:
             logger.info("numbast-import: cache entry %s is out of date: %s", path, "; ".join(stale))
             return None

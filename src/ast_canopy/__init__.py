@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = [
+__all__ = [  # noqa: F822  (resolved lazily by __getattr__)
     "__version__",
     "INVALID_ALIGN_OF",
     "INVALID_SIZE_OF",
@@ -42,41 +42,26 @@ __all__ = [
     "ConstExprVar",
 ]
 
-# The model is plain data (no clang): import it eagerly, with NVIDIA's module names.
-from ast_canopy import decl, pylibastcanopy  # noqa: E402, F401
-from ast_canopy.constants import INVALID_ALIGN_OF, INVALID_SIZE_OF  # noqa: E402
-from ast_canopy.model import (  # noqa: E402
-    Access,
-    AliasTemplate,
-    BaseClass,
-    ClassTemplate,
-    ClassTemplatePartialSpecialization,
-    ClassTemplateSpecialization,
-    ConstExprVar,
-    Declarations,
-    ExecutionSpace,
-    Field,
-    Function,
-    FunctionTemplate,
-    Method,
-    MethodKind,
-    ParamVar,
-    Struct,
-    Template,
-    TemplateParam,
-    TemplateParamKind,
-    Type,
-    Typedef,
-    TypeKind,
-)
-from ast_canopy.model import Enum_ as Enum  # noqa: E402
-
-# name -> submodule that defines it; resolved on first attribute access (PEP 562).
+# name -> submodule that defines it; resolved on first attribute access (PEP 562), so importing
+# the package (or ast_canopy.toolkit, on a warm import of cached bindings) builds no model
+# classes. NVIDIA's module names (ast_canopy.decl, .pylibastcanopy) import as submodules.
+_MODEL = (
+    "Access AliasTemplate BaseClass ClassTemplate ClassTemplatePartialSpecialization "
+    "ClassTemplateSpecialization ConstExprVar Declarations ExecutionSpace Field Function "
+    "FunctionTemplate Method MethodKind ParamVar Struct Template TemplateParam "
+    "TemplateParamKind Type Typedef TypeKind"
+).split()
 _LAZY = {
+    **dict.fromkeys(_MODEL, "ast_canopy.model"),
+    "Enum": "ast_canopy.model",
+    "INVALID_ALIGN_OF": "ast_canopy.constants",
+    "INVALID_SIZE_OF": "ast_canopy.constants",
     "parse_declarations_from_source": "ast_canopy.parser",
     "value_from_constexpr_vardecl": "ast_canopy.parser",
     "ParseError": "ast_canopy.errors",
 }
+_RENAMED = {"Enum": "Enum_"}
+_SUBMODULES = ("decl", "pylibastcanopy")
 _DISTRIBUTION = "numbast-import"
 
 
@@ -92,10 +77,16 @@ def _version() -> str:
 def __getattr__(name: str) -> Any:
     if name == "__version__":
         value: Any = _version()
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"ast_canopy.{name}")
     else:
         module_name = _LAZY.get(name)
         if module_name is None:
             raise AttributeError(f"module 'ast_canopy' has no attribute {name!r}")
-        value = getattr(importlib.import_module(module_name), name)
+        value = getattr(importlib.import_module(module_name), _RENAMED.get(name, name))
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY, *_SUBMODULES])

@@ -22,6 +22,7 @@ from numba.cuda.datamodel import models as numba_models
 from numba.cuda.typing.templates import signature
 
 from .calls import Call
+from .deferred import defer
 from .members import add_mutating_methods, add_static_methods
 from .overloads import (
     DEFAULT_REGISTRIES,
@@ -148,10 +149,11 @@ def apply_struct(
     module_name: str = "",
     templates: Any = None,
     class_arguments: Sequence[Any] = (),
+    stub: type | None = None,
 ) -> type:
-    """Data model, Python stub and members of one struct; returns the stub. Member function
-    templates are instantiated in ``templates`` (a TemplateContext; made when None) with the
-    struct's ``class_arguments`` (those of a class template instance)."""
+    """Data model, Python stub (``stub``, made when None) and members of one struct; returns
+    the stub. Member function templates are instantiated in ``templates`` (a TemplateContext;
+    made when None) with the struct's ``class_arguments`` (a class template instance's)."""
     fields, public_fields, members, member_templates = StructBodyRow(*body)
     model = resolve_class(row.data_model, numba_models, "data model", row.qual_name, module_name)
     if fields is not None and issubclass(model, numba_models.StructModel):
@@ -159,7 +161,8 @@ def apply_struct(
     else:
         layout = None
     register_struct_model(numba_type, model, layout, public_fields if layout else ())
-    stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
+    if stub is None:
+        stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
     library.bound_types.append(numba_type)
     methods: dict[str, list[Call]] = {}
     mutating: dict[str, list[Call]] = {}
@@ -261,10 +264,13 @@ def apply_module(
     arch: str | None = None,
     instances: Any = None,
 ) -> dict[str, Any]:
-    """Register a generated module's rows; returns its public names -> bound objects.
+    """Apply a generated module's rows; returns its public names -> bound objects.
 
-    Templates are instantiated for ``arch`` (None: the current GPU's), with what the compiler
-    said about their instances kept in ``instances`` (an InstanceStore; None: in memory).
+    The Python objects (stubs, enums, class templates) are made now; their registrations with
+    Numba run before Numba next types or loads a kernel (``numbast.runtime.deferred``), so
+    importing a module costs little. Templates are instantiated for ``arch`` (None: the current
+    GPU's), with what the compiler said about their instances kept in ``instances`` (an
+    InstanceStore; None: in memory).
     """
     rows = ModuleRows(*rows)
     if rows.format not in SUPPORTED_FORMATS:
@@ -278,7 +284,12 @@ def apply_module(
     library.bound_types += [enum_member_type(e) for e in enums]
     struct_rows = [StructRow(*row) for row in rows.structs]
     struct_types = tuple(make_struct_type_of(row, module_name) for row in struct_rows)
-    templates = context = None
+    for row in struct_rows:  # a misnamed data model fails the import, not a later compile
+        resolve_class(row.data_model, numba_models, "data model", row.qual_name, module_name)
+    struct_stubs = [make_struct_stub(r.python_name, r.qual_name, t)
+                    for r, t in zip(struct_rows, struct_types, strict=True)]  # fmt: skip
+    context = templates = None
+    bodies = [StructBodyRow(*body) for body in rows.struct_bodies]
     if rows.class_templates or rows.function_templates or rows.alias_templates:
         from .template_bindings import ModuleTemplates
         from .templates import TemplateContext
@@ -291,30 +302,26 @@ def apply_module(
             rows.alias_templates,
             struct_types,
         )
-    elif any(StructBodyRow(*body).member_templates for body in rows.struct_bodies):
+    elif any(body.member_templates for body in bodies):
         from .templates import TemplateContext
 
         context = TemplateContext(module_name, library, registries, arch, instances)
-    instance = templates.instance_type if templates is not None else None
-    types_ = resolve_types(rows.types, struct_types, enums, instance)
     bound: dict[str, Any] = {row.python_name: e for row, e in zip(enum_rows, enums, strict=True)}
-    structs = zip(struct_rows, struct_types, rows.struct_bodies, strict=True)
-    for index, (row, numba_type, body) in enumerate(structs):
-        stub = apply_struct(
-            row, numba_type, StructBodyRow(*body), types_, rows.shims, library, registries,
-            module_name, context,
-        )  # fmt: skip
+    for index, (row, stub) in enumerate(zip(struct_rows, struct_stubs, strict=True)):
         if templates is None or not templates.add_struct(index, stub):
             bound[row.python_name] = stub
     stubs = FunctionStubs(origin=module_name)
     if templates is not None:
         templates.prepare_stubs(stubs)
-    for function_row in map(FunctionRow._make, rows.functions):
-        key = apply_function(function_row, types_, rows.shims, library, stubs, registries)
+    function_rows = [FunctionRow(*row) for row in rows.functions]
+    for function_row in function_rows:
         if not function_row.operator:
-            bound[function_row.python_name] = key
+            key = bound[function_row.python_name] = stubs.stub(
+                function_row.python_name, function_row.qual_name
+            )
+            add_declaration(key, function_row.declaration)
     if templates is not None:
-        bound.update(templates.bind(stubs))
+        bound.update(templates.stubs())
     for alias, target in rows.aliases:
         bound[alias] = bound[target]
     # Unscoped enumerators also live in the enclosing scope, as in C++ (``lib.CLAMPED``).
@@ -322,6 +329,25 @@ def apply_module(
         if not row.scoped:
             for name, _value in row.members:
                 bound.setdefault(name, py_enum[name])
+
+    def register() -> None:
+        instance = templates.instance_type if templates is not None else None
+        types_ = resolve_types(rows.types, struct_types, enums, instance)
+        structs = zip(struct_rows, struct_types, bodies, struct_stubs, strict=True)
+        for row, numba_type, body, stub in structs:
+            apply_struct(row, numba_type, body, types_, rows.shims, library, registries,
+                         module_name, context, stub=stub)  # fmt: skip
+        for function_row in function_rows:
+            apply_function(function_row, types_, rows.shims, library, stubs, registries)
+        if templates is not None:
+            templates.register(stubs)
+
+    if registries is DEFAULT_REGISTRIES:
+        defer(register)
+    else:
+        # Use Separate Registry: the user installs the registries into Numba's contexts, which
+        # read them when installed, so they must be filled now.
+        register()
     return bound
 
 

@@ -6,21 +6,37 @@ from __future__ import annotations
 import linecache
 from collections.abc import Callable, Hashable
 from types import CellType, FunctionType
-from typing import Any, NamedTuple
+from typing import Any
 
 from numba.cuda import types
-from numba.cuda.cudadecl import registry as default_typing_registry
-from numba.cuda.cudaimpl import registry as default_lowering_registry
 from numba.cuda.typing.templates import ConcreteTemplate, Signature
 
 from .state import LOCK, shared_table
 
 
-class Registries(NamedTuple):
-    """Where bindings register: numba-cuda's own registries, or a module's separate ones."""
+class Registries:
+    """Where bindings register: numba-cuda's own registries (by default, imported when first
+    used: numba-cuda's lowering module costs ~20 ms to import), or a module's separate ones."""
 
-    typing: Any = default_typing_registry
-    lowering: Any = default_lowering_registry
+    def __init__(self, typing: Any = None, lowering: Any = None) -> None:
+        self._typing = typing
+        self._lowering = lowering
+
+    @property
+    def typing(self) -> Any:
+        if self._typing is None:
+            from numba.cuda.cudadecl import registry
+
+            self._typing = registry
+        return self._typing
+
+    @property
+    def lowering(self) -> Any:
+        if self._lowering is None:
+            from numba.cuda.cudaimpl import registry
+
+            self._lowering = registry
+        return self._lowering
 
 
 DEFAULT_REGISTRIES = Registries()

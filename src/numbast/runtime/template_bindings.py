@@ -73,7 +73,7 @@ class ModuleTemplates:
         self.specialization_of: dict[int, tuple[ClassTemplateBinder, tuple[str, ...]]] = {}
         for row in map(ClassTemplateRow._make, class_templates):
             spelled = {tuple(args): struct_types[index] for args, index in row.specializations}
-            binder = ClassTemplateBinder(row, context, specialization_types=spelled)
+            binder = ClassTemplateBinder(row, context, spelled, register=False)
             self.binders.append(binder)
             for args, index in row.specializations:
                 self.specialization_of[index] = (binder, tuple(args))
@@ -102,24 +102,33 @@ class ModuleTemplates:
         """Function templates' stubs first: a name with plain overloads and templates gets one
         stub that takes both (plain overloads, applied next, are tried first, as C++ prefers
         non-templates)."""
+        self._function_stubs = stubs
         for row in self.function_rows:
             if not row.operator:
                 stubs.adopt_for(row.python_name, row.qual_name,
                                 FunctionTemplateStub(row.qual_name, row.python_name))  # fmt: skip
 
-    def bind(self, stubs: FunctionStubs) -> dict[str, Any]:
+    def stubs(self) -> dict[str, Any]:
+        """The module's names of its templates (made now; registered by :meth:`register`)."""
         bound: dict[str, Any] = {binder.row.python_name: binder.stub for binder in self.binders}
+        for row in self.alias_rows:
+            bound[row.python_name] = AliasTemplateStub(row, self.context)
+        for row in self.function_rows:
+            if not row.operator:
+                bound[row.python_name] = self._function_stubs.stub(row.python_name, row.qual_name)
+        return bound
+
+    def register(self, stubs: FunctionStubs) -> None:
+        """Register the templates with Numba (after the plain functions of the same names: C++
+        prefers those on a tie)."""
+        for binder in self.binders:
+            binder.register()
         for row in self.function_rows:
             binder = FunctionTemplateBinder(row, self.context)
             if row.operator:
                 bind_operator_template(binder)
-                continue
-            stub = stubs.stub(row.python_name, row.qual_name)
-            stub.add(binder)
-            bound[row.python_name] = stub
-        for row in self.alias_rows:
-            bound[row.python_name] = AliasTemplateStub(row, self.context)
-        return bound
+            else:
+                stubs.stub(row.python_name, row.qual_name).add(binder)
 
 
 def spelled_argument(text: str, param: TemplateParamRow) -> TemplateArgument:

@@ -110,7 +110,10 @@ class ClassTemplateBinder:
         row: ClassTemplateRow,
         context: TemplateContext,
         specialization_types: Mapping[tuple[str, ...], types.Type] = (),
+        register: bool = True,
     ) -> None:
+        """``register``: register the kernel-time construction with Numba now (else call
+        :meth:`register` before kernels use it)."""
         self.row = rows.class_template_row(row)
         self.params = self.row.params
         self.context = context
@@ -123,7 +126,8 @@ class ClassTemplateBinder:
         self._specializations: dict[tuple[str, ...], tuple] = {}
         for spelled, numba_type in dict(specialization_types).items():
             self._add_specialization(tuple(spelled), numba_type)
-        self._register_kernel_call()
+        if register:
+            self.register()
 
     def instances(self) -> dict[str, type]:
         with self._lock:
@@ -422,7 +426,8 @@ class ClassTemplateBinder:
         return MemberRow(kind, member.name, call, member.flag)
 
     # -- construction inside kernels ----------------------------------------------------------
-    def _register_kernel_call(self) -> None:
+    def register(self) -> None:
+        """Make ``Template(args, T=..., N=...)`` construct instances inside kernels."""
         binder = self
         calls: dict[tuple, tuple] = {}  # signature args -> (constructor function type, sig, kept)
 
