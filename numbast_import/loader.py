@@ -126,6 +126,7 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
     if entry is not None:
         logger.debug("%s: cache hit %s", name, entry.path)
         run_entry(module, entry, arch)
+        _attach_kernels(module, mapping, arch)
         return
     ran_here: list[bool] = []
 
@@ -144,6 +145,7 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
         attach_ltoir(module, entry, arch)
     else:  # another process built it while this one waited for the lock
         run_entry(module, entry, arch)
+    _attach_kernels(module, mapping, arch)
 
 
 def run_entry(module: types.ModuleType, entry: Entry, arch: str) -> None:
@@ -166,6 +168,14 @@ def attach_ltoir(module: types.ModuleType, entry: Entry, arch: str) -> None:
         arch,
         instances.compile_unit if isinstance(instances, EntryInstances) else None,
     )
+
+
+def _attach_kernels(module: types.ModuleType, mapping: HeaderMapping, arch: str) -> None:
+    """The header's ``__global__`` functions, launched from the host (compiled when used)."""
+    from numbast_import.header_kernels import attach_kernels
+
+    include_dirs = mapping.static_mapping(arch).get("Clang Include Paths") or []
+    attach_kernels(module, arch, include_dirs)
 
 
 def _use_parser_dir(root: Path | None) -> None:

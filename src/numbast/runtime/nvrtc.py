@@ -64,8 +64,11 @@ def compile_unit(
         size_getter, getter = (getattr(nvrtc, n) for n in _GETTERS[target])
         err, size = size_getter(program)
         _check(err, size_getter.__name__)
-        code = b" " * size
-        _check(getter(program, code)[0], getter.__name__)
+        # A fresh writable buffer: ``b" " * n`` can be the interpreter's shared one-byte object
+        # (n == 1), which NVRTC would overwrite for the whole process.
+        buffer = bytearray(size)
+        _check(getter(program, buffer)[0], getter.__name__)
+        code = bytes(buffer)
         lowered = {}
         for expression in name_expressions:
             err, mangled = nvrtc.nvrtcGetLoweredName(program, expression.encode())
@@ -107,9 +110,9 @@ def _log(program) -> str:
 
     err, size = nvrtc.nvrtcGetProgramLogSize(program)
     _check(err, "nvrtcGetProgramLogSize")
-    buffer = b" " * size
+    buffer = bytearray(size)  # never ``b" " * size`` (see compile_unit)
     _check(nvrtc.nvrtcGetProgramLog(program, buffer)[0], "nvrtcGetProgramLog")
-    return buffer.rstrip(b"\x00").decode(errors="replace")
+    return bytes(buffer).rstrip(b"\x00").decode(errors="replace")
 
 
 def _error_string(result) -> str:

@@ -49,6 +49,9 @@ Templates are rows too, instantiated at run time (``numbast.runtime.template_*``
                callable, ...), specializations ((argument spellings, struct index), ...),
                partial specializations (class template row, argument patterns), declaration)
 - alias template: (Python name, C++ qualified name, template parameters, aliased pattern)
+- kernel:      (Python name, C++ qualified name, mangled name, C++ declaration): a
+               ``__global__`` function, launched from the host (the import system compiles the
+               header with NVRTC and loads it; the runtime itself does not use these rows)
 """
 
 from __future__ import annotations
@@ -238,6 +241,13 @@ def class_template_row(row: Sequence) -> ClassTemplateRow:
     )
 
 
+class KernelRow(NamedTuple):
+    python_name: str
+    qual_name: str
+    mangled_name: str
+    declaration: str
+
+
 class ModuleRows(NamedTuple):
     """Everything a bindings module registers: what a generated module holds as data."""
 
@@ -252,6 +262,7 @@ class ModuleRows(NamedTuple):
     class_templates: tuple[ClassTemplateRow, ...] = ()
     function_templates: tuple[FunctionTemplateRow, ...] = ()
     alias_templates: tuple[AliasTemplateRow, ...] = ()
+    kernels: tuple[KernelRow, ...] = ()
 
 
 __all__ = [

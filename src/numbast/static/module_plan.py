@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ast_canopy.model import Enum_, Function, Method, Struct
 from numbast.planning.calls import CallPlan
 from numbast.planning.declarations import (
+    declaration_text,
     location_of,
     method_text,
     plan_enum,
@@ -40,6 +41,7 @@ from numbast.runtime.rows import (
     EnumRow,
     FunctionRow,
     FunctionTemplateRow,
+    KernelRow,
     StructBodyRow,
     StructRow,
 )
@@ -64,6 +66,7 @@ class ModulePlan:
     class_templates: list[ClassTemplateRow] = field(default_factory=list)
     function_templates: list[FunctionTemplateRow] = field(default_factory=list)
     alias_templates: list[AliasTemplateRow] = field(default_factory=list)
+    kernels: list[KernelRow] = field(default_factory=list)
     aliases: list[tuple[str, str]] = field(default_factory=list)  # (alias, bound python name)
     enumerators: list[str] = field(default_factory=list)  # of unscoped enums, at module scope
     skipped: list[str] = field(default_factory=list)  # "kind name (where): reason"
@@ -76,6 +79,7 @@ class ModulePlan:
         names += [t.python_name for t in self.class_templates]
         names += [t.python_name for t in self.function_templates if t.python_name]
         names += [t.python_name for t in self.alias_templates]
+        names += [k.python_name for k in self.kernels]
         names += [alias for alias, _ in self.aliases] + self.enumerators
         return list(dict.fromkeys(names))
 
@@ -278,6 +282,9 @@ class _Planner:
                 logger.debug("excluded %s", func.qual_name)
                 continue
             what, where = signature_text(func), location_of(func)
+            if func.exec_space.value == "global":
+                self.plan_kernel(func, what, where)
+                continue
             python_name = remove_prefix(func.name, self.config.function_prefix_removal)
             try:
                 row = plan_function(func, self.table, intents.get(func.name), python_name)
@@ -292,6 +299,17 @@ class _Planner:
             cooperative = not row.operator and any(p.search(func.name) for p in self.cooperative)
             call = self.guard(row.call, function_key(func), what)
             self.out.functions.append(row._replace(call=call, cooperative=cooperative))
+
+    def plan_kernel(self, func: Function, what: str, where: str) -> None:
+        """A ``__global__`` function: launched from the host (through the import system)."""
+        if not func.mangled_name:
+            self.skip("kernel", what, "it has no mangled name to find it by", where)
+            return
+        python_name = remove_prefix(func.name, self.config.function_prefix_removal)
+        if self.claim(python_name, "kernel", what, where):
+            self.out.kernels.append(
+                KernelRow(python_name, func.qual_name, func.mangled_name, declaration_text(func))
+            )
 
     # -- typedefs -------------------------------------------------------------------------
     def plan_aliases(self) -> None:

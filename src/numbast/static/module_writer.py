@@ -187,6 +187,11 @@ def rows_block(plan: ModulePlan) -> str:
             [literal(tuple(row)) for row in plan.alias_templates],
             "alias templates: parameters and the class template instance they name",
         )
+        + _rows(
+            "kernels",
+            [literal(tuple(row)) for row in plan.kernels],
+            "__global__ functions (launched from the host through the import system)",
+        )
         + ")\n"
     )
 
