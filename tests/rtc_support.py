@@ -40,7 +40,10 @@ class LaunchRecorder:
 
     def __call__(self, handle, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
         assert extra == 0
-        launch = RecordedLaunch(handle, (gx, gy, gz), (bx, by, bz), shared, stream, params)
+        # The driver binding takes a CUfunction object, and None for the default stream.
+        launch = RecordedLaunch(
+            int(handle), (gx, gy, gz), (bx, by, bz), shared, int(stream or 0), params
+        )
         for index, size in enumerate(self.sizes):
             pointer = struct.unpack_from("P", ctypes.string_at(params + 8 * index, 8))[0]
             launch.arguments.append(ctypes.string_at(pointer, size))

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from numbast_import.arch import ARCH_ENV
 from numbast_import.rtc import nvcc as nvcc_backend
 from numbast_import.rtc import nvrtc as nvrtc_backend
+from numbast_import.rtc.context import current_compute_capability
 from numbast_import.rtc.includes import included_files
 from numbast_import.rtc.nvrtc import Compiled
 from numbast_import.rtc.options import check_arch, include_dirs_in, nvrtc_options
@@ -100,15 +102,11 @@ def build(
 
 def default_arch() -> str:
     """``NUMBAST_IMPORT_ARCH``, else the current CUDA device's ``sm_<cc>``."""
-    from numbast_import.arch import ARCH_ENV
-
     from_env = os.environ.get(ARCH_ENV, "").strip()
     if from_env:
         return from_env
     try:
-        from numbast_import.rtc.context import current_device
-
-        major, minor = current_device().compute_capability
+        major, minor = current_compute_capability()
     except Exception as exc:  # no driver or no device: cuda.core raises several types
         raise RuntimeError(
             f"no arch given and no CUDA device to take it from ({exc}); pass arch='sm_90' "

@@ -13,7 +13,7 @@ from typing import Any
 
 from numbast_import.rtc import args as arguments
 from numbast_import.rtc.context import Error, check, driver
-from numbast_import.rtc.launch import dims, launch_kernel
+from numbast_import.rtc.launch import dims, launch_handle, launch_kernel
 from numbast_import.rtc.streams import Event, stream_handle
 
 _NO_BLOCK: Any = object()
@@ -33,6 +33,14 @@ class Function:
         self._block: tuple[int, int, int] | None = None
         self._shared = 0
         self._textures = module is not None and bool(getattr(module, "texture_names", ()))
+        self._launch_handle: Any = None  # made on the first launch
+
+    @property
+    def launch_handle(self) -> Any:
+        """The CUfunction object every launch passes to the driver."""
+        if self._launch_handle is None:
+            self._launch_handle = launch_handle(self.handle)
+        return self._launch_handle
 
     @classmethod
     def from_kernel(cls, kernel: Any, name: str, module: Any = None) -> Function:
@@ -102,7 +110,7 @@ class Function:
             self._sync_textures(texrefs, handle)
         start = Event().record(stream) if time_kernel else None
         launch_kernel(
-            self.handle, dims(grid, "grid"), dims(block, "block"), shared, handle, params,
+            self.launch_handle, dims(grid, "grid"), dims(block, "block"), shared, handle, params,
             self.name,
         )  # fmt: skip
         end = Event().record(stream) if time_kernel else None
@@ -167,13 +175,16 @@ class Function:
         return self._block, (*first_values, *rest)
 
     def prepared_call(self, grid: Any, block: Any = _NO_BLOCK, *args: Any, shared_size: int = 0):
-        block_dims, values = self._split_block(block, args)
+        if type(block) is tuple:  # the common form, checked first: this is the fast path
+            block_dims, values = dims(block, "block"), args
+        else:
+            block_dims, values = self._split_block(block, args)
         params = self._prepared_params(values)
         if self._textures:
             self._sync_textures((), 0)
         launch_kernel(
-            self.handle, dims(grid, "grid"), block_dims, shared_size or self._shared, 0, params,
-            self.name,
+            self.launch_handle, dims(grid, "grid"), block_dims, shared_size or self._shared, 0,
+            params, self.name,
         )  # fmt: skip
 
     def prepared_async_call(
@@ -194,8 +205,8 @@ class Function:
         if self._textures:
             self._sync_textures((), handle)
         launch_kernel(
-            self.handle, dims(grid, "grid"), block_dims, shared_size or self._shared, handle,
-            params, self.name,
+            self.launch_handle, dims(grid, "grid"), block_dims, shared_size or self._shared,
+            handle, params, self.name,
         )  # fmt: skip
 
     def prepared_timed_call(

@@ -70,9 +70,12 @@ def include_dirs_in(options: Sequence[str]) -> list[str]:
     return dirs
 
 
+_ARCH_NAME = re.compile(r"(sm|compute)_[0-9]+[a-z]?")
+
+
 def check_arch(arch: str) -> str:
     """``arch`` if it names a GPU arch (``sm_90``, ``sm_90a``, ``compute_90``), else ValueError."""
-    if not re.fullmatch(r"(sm|compute)_[0-9]+[a-z]?", arch):
+    if not _ARCH_NAME.fullmatch(arch):
         raise ValueError(
             f"arch={arch!r} is not a GPU arch; write it as sm_<major><minor> (for example "
             "sm_90), or compute_<major><minor> for PTX"

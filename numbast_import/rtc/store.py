@@ -54,6 +54,7 @@ class RtcStore:
     _warned_unwritable: set[Path] = set()
 
     def __init__(self, root: Path) -> None:
+        """``root`` must have passed ``check_safe`` (``open_store`` checks it)."""
         self.root = Path(root)
         self.base = self.root / KIND
 
@@ -65,8 +66,7 @@ class RtcStore:
         path = self.entry_dir(digest)
         if not path.is_dir():
             return None
-        check_safe(self.root)
-        check_safe(path)
+        check_safe(path)  # the root was checked when the store was opened
         try:
             manifest = json.loads((path / MANIFEST).read_bytes())
             if manifest.get("kind") != KIND or manifest.get("format") != FORMAT:
