@@ -1,5 +1,6 @@
-"""C++ function and class templates: bound once, instantiated when a kernel (or an index on the
-host) needs an instance. ``arguments`` (template arguments and substitution), ``deduction``
-(from Numba argument types), ``probe`` (asking clang what substitution cannot tell),
-``class_instances`` (one instance as a plain struct declaration), and the two binders.
+"""C++ function and class templates, bound dynamically: ``function_templates`` and
+``class_templates`` turn declarations into template rows and apply them through the one runtime
+(``numbast.runtime.templates``), which instantiates on first use, asking NVRTC (never clang)
+what substitution cannot tell; ``context`` holds the options (arch, include dirs, defines) of a
+shim writer's instances.
 """
