@@ -21,7 +21,14 @@ logger = logging.getLogger(__name__)
 ARCH_ENV = "NUMBAST_IMPORT_ARCH"
 ARCH_RE = re.compile(r"sm_[0-9]+[a-z]?")
 
-__all__ = ["ARCH_ENV", "ArchUnknownError", "current_gpu_arch", "resolve_arch"]
+__all__ = [
+    "ARCH_ENV",
+    "ArchUnknownError",
+    "DeviceQueryError",
+    "current_compute_capability",
+    "current_gpu_arch",
+    "resolve_arch",
+]
 
 
 def resolve_arch(pinned: str | None, module: str, where: str) -> str:
@@ -50,35 +57,59 @@ def resolve_arch(pinned: str | None, module: str, where: str) -> str:
     )
 
 
-@functools.cache
-def current_gpu_arch() -> tuple[str | None, str]:
-    """``("sm_XY", "")`` for the current CUDA device, else ``(None, why)``. Asked once per
-    process, through the driver API only: no context is created, so this costs cuInit and
-    nothing that the first kernel launch would not pay anyway."""
+class DeviceQueryError(RuntimeError):
+    """The CUDA driver could not say what the current device is (the message says why)."""
+
+
+_capabilities: dict[int, tuple[int, int]] = {}
+
+
+def current_compute_capability() -> tuple[int, int]:
+    """(major, minor) of the current context's device, else of device 0, through the driver
+    API only: no context is created, so this costs cuInit and nothing that the first kernel
+    launch would not pay anyway. Remembered per device. Raises DeviceQueryError."""
     try:
         from cuda.bindings import driver
     except ImportError as exc:
-        return None, f"cuda.bindings is not installed: {exc}"
+        raise DeviceQueryError(f"cuda.bindings is not installed: {exc}") from None
+    success = driver.CUresult.CUDA_SUCCESS
     try:
         (err,) = driver.cuInit(0)
-        if err != driver.CUresult.CUDA_SUCCESS:
-            return None, f"cuInit: {err.name}"
+        if err != success:
+            raise DeviceQueryError(f"cuInit: {err.name}")
         err, context = driver.cuCtxGetCurrent()
-        if err == driver.CUresult.CUDA_SUCCESS and int(context) != 0:
+        if err == success and int(context) != 0:
             err, device = driver.cuCtxGetDevice()
         else:
             err, device = driver.cuDeviceGet(0)
-        if err != driver.CUresult.CUDA_SUCCESS:
-            return None, f"no device: {err.name}"
-        attribute = driver.CUdevice_attribute
-        err, major = driver.cuDeviceGetAttribute(
-            attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device
-        )
-        err2, minor = driver.cuDeviceGetAttribute(
-            attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device
-        )
+        if err != success:
+            raise DeviceQueryError(f"no device: {err.name}")
+        found = _capabilities.get(int(device))
+        if found is None:
+            attribute = driver.CUdevice_attribute
+            values = []
+            for which in (
+                attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+            ):
+                err, value = driver.cuDeviceGetAttribute(which, device)
+                if err != success:
+                    raise DeviceQueryError(f"cuDeviceGetAttribute: {err.name}")
+                values.append(int(value))
+            found = _capabilities[int(device)] = (values[0], values[1])
+    except DeviceQueryError:
+        raise
     except (RuntimeError, OSError) as exc:  # libcuda missing: cuda.bindings cannot load it
+        raise DeviceQueryError(str(exc)) from None
+    return found
+
+
+@functools.cache
+def current_gpu_arch() -> tuple[str | None, str]:
+    """``("sm_XY", "")`` for the current CUDA device, else ``(None, why)``; asked once per
+    process (``current_compute_capability``)."""
+    try:
+        major, minor = current_compute_capability()
+    except DeviceQueryError as exc:
         return None, str(exc)
-    if err != driver.CUresult.CUDA_SUCCESS or err2 != driver.CUresult.CUDA_SUCCESS:
-        return None, f"cuDeviceGetAttribute: {err.name}"
     return f"sm_{major}{minor}", ""

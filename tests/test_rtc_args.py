@@ -71,6 +71,25 @@ def test_pointers_ints_allocations_and_device_arrays(kernel):
     assert pointers == [0x1234_5678, 0x7000_0000, 0x9000_0000, 7]
 
 
+def test_repeated_calls_with_the_same_argument_types_pack_each_calls_values(kernel):
+    # The second and third calls take the layout remembered by argument types; a call with
+    # other types (a device array where an allocation was) converts again.
+    function, recorder = kernel((4, 8, 8))
+    first = memory.DeviceAllocation(0x7000_0000, 64)
+    second = memory.DeviceAllocation(0x7100_0000, 64)
+    function(np.float32(1.0), first, 5, block=(1, 1, 1))
+    function(np.float32(2.0), second, 6, block=(1, 1, 1))
+    function(np.float32(3.0), DeviceArrayStandIn(0x9000_0000), 7, block=(1, 1, 1))
+    first._ptr = second._ptr = 0
+    unpacked = [
+        (struct.unpack("f", a)[0], struct.unpack("Q", b)[0], struct.unpack("q", c)[0])
+        for a, b, c in (launch.arguments for launch in recorder.launches)
+    ]
+    assert unpacked == [(1.0, 0x7000_0000, 5), (2.0, 0x7100_0000, 6), (3.0, 0x9000_0000, 7)]
+    with pytest.raises(TypeError, match="takes 3 parameters of 4, 8, 8 bytes"):
+        function(np.float64(1.0), second, 5, block=(1, 1, 1))  # a new type is checked again
+
+
 def test_complex_scalars_pass_as_their_bytes(kernel):
     function, recorder = kernel((8, 16))
     function(np.complex64(1 + 2j), np.complex128(3 - 4j), block=(1, 1, 1))

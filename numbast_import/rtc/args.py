@@ -28,6 +28,14 @@ _SCALAR_CODES: dict[type, str] = {
     np.ulonglong: "Q", np.float16: "e", np.float32: "f", np.float64: "d",
 }  # fmt: skip
 _STRUCT_CHARS = set("?bBhHiIlLqQnNefdP")
+# Argument types whose code follows from the type alone and that struct packs as they are
+# (DeviceAllocation through __index__): a call with only these needs no conversion.
+_PACKED_AS_IS = frozenset(_SCALAR_CODES) | {int, memory.DeviceAllocation}
+
+
+def packs_as_is(kinds: Sequence[type]) -> bool:
+    """Whether arguments of these exact types always get the same codes and pack unchanged."""
+    return all(kind in _PACKED_AS_IS for kind in kinds)
 
 
 class ArgumentHandler:

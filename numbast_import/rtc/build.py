@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from numbast_import.arch import ARCH_ENV
+from numbast_import.arch import ARCH_ENV, DeviceQueryError, current_compute_capability
 from numbast_import.rtc import nvcc as nvcc_backend
 from numbast_import.rtc import nvrtc as nvrtc_backend
-from numbast_import.rtc.context import current_compute_capability
 from numbast_import.rtc.includes import included_files
 from numbast_import.rtc.nvrtc import Compiled
 from numbast_import.rtc.options import check_arch, include_dirs_in, nvrtc_options
@@ -107,7 +106,7 @@ def default_arch() -> str:
         return from_env
     try:
         major, minor = current_compute_capability()
-    except Exception as exc:  # no driver or no device: cuda.core raises several types
+    except DeviceQueryError as exc:
         raise RuntimeError(
             f"no arch given and no CUDA device to take it from ({exc}); pass arch='sm_90' "
             f"(your GPU's arch), or set {ARCH_ENV}=sm_90"

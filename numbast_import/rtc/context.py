@@ -89,37 +89,6 @@ def current_device():
     return CoreDevice()
 
 
-_capabilities: dict[int, tuple[int, int]] = {}
-
-
-def current_compute_capability() -> tuple[int, int]:
-    """(major, minor) of the current context's device, else of cuda.core's current device.
-
-    Asked of the driver directly and remembered per device (no context is made for it): a
-    SourceModule served from the disk cache pays for this in every fresh process.
-    """
-    drv = driver()
-    if not getattr(_thread, "has_context", False):
-        check(drv.cuInit(0), "cuInit")
-    if getattr(_thread, "has_context", False) or int(
-        check(drv.cuCtxGetCurrent(), "cuCtxGetCurrent")
-    ):
-        ordinal = int(check(drv.cuCtxGetDevice(), "cuCtxGetDevice"))
-    else:
-        ordinal = int(current_device().device_id)
-    found = _capabilities.get(ordinal)
-    if found is None:
-        attribute = drv.CUdevice_attribute
-        found = _capabilities[ordinal] = tuple(
-            int(check(drv.cuDeviceGetAttribute(which, ordinal), "cuDeviceGetAttribute"))
-            for which in (
-                attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-            )
-        )
-    return found
-
-
 def init(flags: int = 0) -> None:
     """``cuInit``; optional, as every call here initializes the driver itself."""
     check(driver().cuInit(flags), "cuInit")

@@ -34,6 +34,9 @@ class Function:
         self._shared = 0
         self._textures = module is not None and bool(getattr(module, "texture_names", ()))
         self._launch_handle: Any = None  # made on the first launch
+        # Layouts of earlier calls whose argument types alone fix them (arguments.packs_as_is),
+        # by those types: a repeated call packs its arguments as they are.
+        self._layouts_by_kinds: dict[tuple[type, ...], arguments.Layout] = {}
 
     @property
     def launch_handle(self) -> Any:
@@ -100,10 +103,17 @@ class Function:
         if block is None:
             raise ValueError(f"calling {self.name} needs block=(x, y, z)")
         handle = stream_handle(stream)
-        codes, values, handlers = arguments.convert_call_arguments(args, handle)
-        layout = arguments.layout_for(codes)
-        self._check_layout(layout)
-        params = self._pack(layout, values)
+        kinds = tuple(map(type, args))
+        layout = self._layouts_by_kinds.get(kinds)
+        if layout is not None:
+            params, handlers = self._pack(layout, args), ()
+        else:
+            codes, values, handlers = arguments.convert_call_arguments(args, handle)
+            layout = arguments.layout_for(codes)
+            self._check_layout(layout)
+            params = self._pack(layout, values)
+            if arguments.packs_as_is(kinds):
+                self._layouts_by_kinds[kinds] = layout
         for handler in handlers:
             handler.pre_call(stream)
         if self._textures or texrefs:
@@ -121,7 +131,7 @@ class Function:
             return end.time_since(start) * 1e-3
         return None
 
-    def _pack(self, layout: arguments.Layout, values: list[Any]) -> int:
+    def _pack(self, layout: arguments.Layout, values: Sequence[Any]) -> int:
         try:
             return layout.pack(values)
         except struct.error as exc:
