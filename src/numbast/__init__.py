@@ -29,6 +29,8 @@ _LAZY: dict[str, str] = {
     "BindingSkippedWarning": "numbast.planning.diagnostics",
     "ArgIntent": "numbast.planning.intents",
     "element_pointer": "numbast.runtime.pointers",
+    "struct_array": "numbast.runtime.struct_arrays",
+    "struct_dtype": "numbast.runtime.struct_arrays",
     "bind_header": "numbast.dynamic.header_binding",
     "bind_declarations": "numbast.dynamic.header_binding",
     "BoundHeader": "numbast.dynamic.header_binding",

@@ -31,6 +31,7 @@ from ast_canopy.model import (
 )
 from numbast.planning.calls import CallPlan, plan_call
 from numbast.planning.diagnostics import BindingError
+from numbast.planning.implicit_constructors import implicit_constructors
 from numbast.planning.intents import ArgIntent, IntentSpec, resolve_intents
 from numbast.planning.operators import COMPOUND, python_operator_for
 from numbast.planning.struct_layout import struct_members
@@ -188,6 +189,7 @@ def plan_struct_body(
         if guard is not None:
             row = row._replace(call=guard(row.call, method))
         member_rows.append(row)
+    member_rows += implicit_constructors(decl, struct_value_type(decl), type_table)
     return StructBodyRow(
         fields,
         public_fields if fields else (),

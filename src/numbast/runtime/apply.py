@@ -46,6 +46,7 @@ from .rows import (
     StructRow,
 )
 from .shim_library import ShimLibrary, shim_preamble
+from .struct_pointers import add_struct_pointer_parameters, struct_pointer_positions
 from .structs import (
     add_conversion,
     add_implicit_constructor,
@@ -237,6 +238,10 @@ def apply_function(
     if row.cooperative:
         lowering = _cooperative(lowering)
     add_overload(key, call.signature(), lowering, row.label, registries)
+    positions = struct_pointer_positions(call.visible_args)
+    if positions and not row.operator:
+        # ``f(state)`` for ``f(State *)``: the kernel's struct is passed by address and updated.
+        add_struct_pointer_parameters(key, positions, registries)
     return key
 
 

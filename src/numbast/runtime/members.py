@@ -153,14 +153,23 @@ def _install_mutation_rewrite() -> None:
                     ir.Assign(ir.Expr.static_getitem(pair, 0, None, loc), inst.target, loc)
                 )
                 block.append(ir.Assign(ir.Expr.static_getitem(pair, 1, None, loc), obj, loc))
-                source = self.definitions.get(obj.name)
-                if source is not None and source.op in ("getitem", "static_getitem"):
-                    index = source.index if source.op == "getitem" else source.index_var
-                    if index is not None:
-                        block.append(ir.SetItem(source.value, index, obj, loc))
+                store_back_into_source(block, self.definitions, obj, loc)
             return block
 
     _REWRITE_INSTALLED.append(RewriteMutatingMethodCalls)
+
+
+def store_back_into_source(block, definitions: dict, variable, loc) -> None:
+    """Append ``arr[i] = variable`` to ``block`` when ``variable`` was read from ``arr[i]``
+    (``definitions``: variable name -> the expression assigned to it), so that an update of
+    the value reaches the array element it came from."""
+    from numba.cuda.core import ir
+
+    source = definitions.get(variable.name)
+    if source is not None and source.op in ("getitem", "static_getitem"):
+        index = source.index if source.op == "getitem" else source.index_var
+        if index is not None:
+            block.append(ir.SetItem(source.value, index, variable, loc))
 
 
 # -- static methods ---------------------------------------------------------------------------

@@ -1,0 +1,264 @@
+"""Free functions whose parameter is a pointer to a bound struct take the struct itself.
+
+C++ passes state by address: ``curand_init(seed, i, 0, &state)`` and ``curand_uniform(&state)``
+update ``state`` through the pointer. Numba values have no address, so a kernel passes the struct
+value (``curand_uniform(state)``, ``curand_uniform(states[i])``) and gets the update back: a
+rewrite before type inference turns ``r = f(a, s)``, for functions with such a parameter, into
+
+    t = numbast_updating_f(<positions>, a, s); r = t[0]; s = t[1]
+
+(and stores ``s`` back into ``states[i]`` when it was read from there), and the updating call
+hands the shim a pointer to a copy of ``s`` and returns the copy after the call. A call that
+types as written (a pointer from ``element_pointer(arr, i)``, or an overload taking the struct
+by value) is made exactly as written and returns its arguments unchanged.
+
+As for non-const methods (``members``), the tables live in the process-wide registration
+state, shared by every copy of the runtime.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from numba.cuda import cgutils, types
+from numba.cuda.core.errors import TypingError
+from numba.cuda.typing.templates import AbstractTemplate, signature
+
+from .overloads import DEFAULT_REGISTRIES, Registries, make_function_stub
+from .state import LOCK, shared_table
+
+# function stub -> positions of its parameters that are pointers to bound structs (any overload)
+_POSITIONS: dict[Callable, set[int]] = shared_table("struct_pointer_positions", dict)
+# function stub -> the stub of its updating call
+_UPDATERS: dict[Callable, Callable] = shared_table("struct_pointer_updaters", dict)
+_REWRITE_INSTALLED: list = shared_table("struct_pointer_rewrite", list)
+
+
+def _typing_errors() -> tuple[type[Exception], ...]:
+    # Function types may come from numba.core (when numba is installed), whose TypingError is
+    # not numba-cuda's.
+    try:
+        from numba.core.errors import TypingError as CoreTypingError
+    except ImportError:
+        return (TypingError,)
+    return (TypingError, CoreTypingError)
+
+
+_TYPING_ERRORS = _typing_errors()
+
+
+def is_struct_value(numba_type: types.Type) -> bool:
+    """True for the type of a bound C++ struct (not an enum, not a pointer)."""
+    return getattr(numba_type, "cxx_qual_name", None) is not None
+
+
+def struct_pointer_positions(argument_types: Sequence[types.Type]) -> list[int]:
+    """Positions of the arguments that are pointers to bound structs."""
+    return [
+        index
+        for index, argument in enumerate(argument_types)
+        if isinstance(argument, types.CPointer) and is_struct_value(argument.dtype)
+    ]
+
+
+def add_struct_pointer_parameters(
+    function_stub: Callable,
+    positions: Iterable[int],
+    registries: Registries = DEFAULT_REGISTRIES,
+) -> None:
+    """Let kernels pass a struct value where ``function_stub`` has a pointer to a bound struct
+    (at ``positions`` of one of its overloads) and get the updated value back."""
+    _install_rewrite()
+    with LOCK:
+        _POSITIONS.setdefault(function_stub, set()).update(positions)
+        if function_stub in _UPDATERS:
+            return
+        updater = make_function_stub(
+            f"<updating call of {function_stub._numbast_qual_name_}>",
+            f"numbast_updating_{function_stub.__name__}",
+        )
+        _UPDATERS[function_stub] = updater
+    template = type(
+        f"numbast_updating_{function_stub.__name__}",
+        (_UpdatingCall,),
+        {"key": updater, "function_stub": staticmethod(function_stub)},
+    )
+    registries.typing.register_global(updater, types.Function(template))
+    registries.lowering.lower(updater, types.VarArg(types.Any))(_updating_lowering(function_stub))
+
+
+# -- typing and lowering of the updating call -------------------------------------------------
+
+
+def _signature_for(context, function_stub: Callable, mask: int, args: Sequence[types.Type]):
+    """(signature of the C++ call or None, positions where a struct value is passed by address,
+    positions whose value the updating call returns)."""
+    positions = [p for p in range(len(args)) if mask >> p & 1]
+    function_type = context.resolve_value_type(function_stub)
+    sig = _resolve(context, function_type, args)
+    if sig is not None:
+        return sig, (), positions
+    substituted = tuple(p for p in positions if is_struct_value(args[p]))
+    if not substituted:
+        return None, (), positions
+    trial = [types.CPointer(a) if p in substituted else a for p, a in enumerate(args)]
+    return _resolve(context, function_type, trial), substituted, positions
+
+
+def _resolve(context, function_type: types.Type, args: Sequence[types.Type]):
+    try:
+        return context.resolve_function_type(function_type, tuple(args), {})
+    except _TYPING_ERRORS:
+        return None
+
+
+class _UpdatingCall(AbstractTemplate):
+    function_stub: Callable
+
+    def generic(self, args, kws):
+        if kws or not args or not isinstance(args[0], types.IntegerLiteral):
+            return None  # the positions arrive as a literal: typed again with literals
+        mask, actual = args[0].literal_value, [types.unliteral(a) for a in args[1:]]
+        sig, _substituted, positions = _signature_for(
+            self.context, self.function_stub, mask, actual
+        )
+        if sig is None:
+            declarations = getattr(self.function_stub, "_numbast_declarations_", ())
+            listed = "".join(f"\n    {d}" for d in declarations)
+            raise TypingError(
+                f"no overload of {self.function_stub._numbast_qual_name_} takes "
+                f"({', '.join(map(str, actual))}); a pointer parameter to a bound struct "
+                f"takes the struct (updated in place) or a pointer to it "
+                f"(numbast.element_pointer). Declarations:{listed}"
+            )
+        outputs = types.Tuple((sig.return_type, *(actual[p] for p in positions)))
+        return signature(outputs, args[0], *actual)
+
+
+def _updating_lowering(function_stub: Callable) -> Callable:
+    def lower_updating_call(context, builder, sig, args):
+        typing = context.typing_context
+        mask, actual = sig.args[0].literal_value, sig.args[1:]
+        inner, substituted, positions = _signature_for(typing, function_stub, mask, actual)
+        slots = {}
+        values = []
+        arguments = zip(args[1:], actual, inner.args, strict=True)
+        for index, (value, given, formal) in enumerate(arguments):
+            if index in substituted:
+                slots[index] = _copy_to_stack(context, builder, given, value)
+                values.append(slots[index])
+            else:
+                values.append(context.cast(builder, value, given, formal))
+        function_type = typing.resolve_value_type(function_stub)
+        result = context.get_function(function_type, inner)(builder, values)
+        if inner.return_type == types.none:
+            result = context.get_dummy_value()
+        outputs = [
+            _load_from_stack(context, builder, actual[p], slots[p]) if p in slots else args[1 + p]
+            for p in positions
+        ]
+        return context.make_tuple(builder, sig.return_type, [result, *outputs])
+
+    return lower_updating_call
+
+
+def _copy_to_stack(context, builder, numba_type: types.Type, value):
+    """A stack copy of ``value`` in its in-memory form (what a C++ pointer points to)."""
+    model = context.data_model_manager[numba_type]
+    data = model.as_data(builder, value)
+    slot = cgutils.alloca_once(builder, data.type)
+    slot.align = max(context.get_abi_alignment(data.type), getattr(numba_type, "alignof_", 0))
+    builder.store(data, slot)
+    return slot
+
+
+def _load_from_stack(context, builder, numba_type: types.Type, slot):
+    return context.data_model_manager[numba_type].from_data(builder, builder.load(slot))
+
+
+# -- the rewrite --------------------------------------------------------------------------------
+
+
+def _install_rewrite() -> None:
+    if _REWRITE_INSTALLED:
+        return
+    from numba.cuda.core import ir
+    from numba.cuda.core.rewrites import Rewrite, register_rewrite
+
+    from .members import store_back_into_source
+
+    @register_rewrite("before-inference")
+    class RewriteStructPointerArguments(Rewrite):
+        def match(self, func_ir, block, typemap, calltypes):
+            self.block = block
+            self.definitions: dict[str, Any] = {}
+            self.calls: dict[Any, Callable] = {}  # call statement -> function stub
+            known: dict[str, Any] = {}  # variable -> the global or free variable it holds
+            for inst in block.body:
+                if not isinstance(inst, ir.assign_types):
+                    continue
+                value = inst.value
+                if isinstance(value, (ir.global_types, ir.freevar_types)):
+                    known[inst.target.name] = value.value
+                    continue
+                if not isinstance(value, ir.expr_types):
+                    continue
+                self.definitions[inst.target.name] = value
+                if value.op != "call" or value.kws or value.vararg is not None:
+                    continue
+                stub = _called_stub(value.func.name, known, self.definitions)
+                if stub is not None:
+                    self.calls[inst] = stub
+            return bool(self.calls)
+
+        def apply(self):
+            block = self.block.copy()
+            block.clear()
+            scope = self.block.scope
+            for inst in self.block.body:
+                stub = self.calls.get(inst)
+                if stub is None:
+                    block.append(inst)
+                    continue
+                loc, call = inst.loc, inst.value
+                positions = sorted(p for p in _POSITIONS[stub] if p < len(call.args))
+                updater = _UPDATERS[stub]
+                updater_var = scope.redefine("$numbast_updater", loc)
+                block.append(ir.Assign(ir.Global(updater.__name__, updater, loc), updater_var, loc))
+                mask_var = scope.redefine("$numbast_positions", loc)
+                mask = sum(1 << p for p in positions)
+                block.append(ir.Assign(ir.Const(mask, loc), mask_var, loc))
+                updated = scope.redefine("$numbast_updated", loc)
+                expr = ir.Expr.call(updater_var, [mask_var, *call.args], (), loc)
+                block.append(ir.Assign(expr, updated, loc))
+                block.append(
+                    ir.Assign(ir.Expr.static_getitem(updated, 0, None, loc), inst.target, loc)
+                )
+                for slot, position in enumerate(positions, start=1):
+                    argument = call.args[position]
+                    item = ir.Expr.static_getitem(updated, slot, None, loc)
+                    block.append(ir.Assign(item, argument, loc))
+                    store_back_into_source(block, self.definitions, argument, loc)
+            return block
+
+    _REWRITE_INSTALLED.append(RewriteStructPointerArguments)
+
+
+def _called_stub(name: str, known: dict[str, Any], definitions: dict[str, Any]):
+    """The function stub a call's callee variable holds, when it has struct pointer parameters:
+    a global (``curand_uniform(s)``) or an attribute of a global module (``lib.f(s)``)."""
+    from types import ModuleType
+
+    callee = known.get(name)
+    if callee is None:
+        definition = definitions.get(name)
+        if definition is None or definition.op != "getattr":
+            return None
+        module = known.get(definition.value.name)
+        if not isinstance(module, ModuleType):
+            return None
+        callee = getattr(module, definition.attr, None)
+    if not getattr(callee, "_numbast_stub_", False) or not callable(callee):
+        return None
+    return callee if _POSITIONS.get(callee) else None
