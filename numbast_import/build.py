@@ -52,6 +52,8 @@ def entry_key(
     """The lookup components and the digest naming ``module_name``'s entry for ``arch``
     (``root``: the cache root, where the generator's fingerprint is remembered)."""
     options = {k: v for k, v in mapping.static_mapping(arch).items() if k != "GPU Arch"}
+    if mapping.uses:
+        options["uses"] = list(mapping.uses)
     components = lookup_components(
         module_name,
         mapping.header,
@@ -109,6 +111,12 @@ def generate(
 
     started = time.time()
     config = mapping.static_config(arch, regenerate_command=regenerate)
+    if mapping.uses:
+        from dataclasses import replace
+
+        from numbast_import.uses import external_types
+
+        config = replace(config, external_types=external_types(mapping.uses))
     rendered = _render(config, mapping, module.__name__)
     source = rendered.source
     if entry_dir is not None:
@@ -137,6 +145,7 @@ def generate(
             f"cannot import {module.__name__}: {exc}\n(mapped in {mapping.source})"
         ) from None
     from ast_canopy.cache import is_parser_file
+    from numbast.static.coverage import summarize
 
     read = [p for p in (mapping.header, *rendered.included_files) if not is_parser_file(p)]
     return BuildOutput(
@@ -150,6 +159,7 @@ def generate(
         notes={
             "included_stamps": included_file_stamps(read, started),
             "shims_left_out": list(compiled.left_out),
+            "coverage": summarize(rendered.decisions, compiled.errors),
             "project": mapping.pyproject or mapping.source,
             "regenerate": regenerate,
         },

@@ -78,6 +78,11 @@ def build_argument_parser() -> argparse.ArgumentParser:
     warm.add_argument("--arch", type=parse_archs, help="comma-separated, e.g. sm_80,sm_90")
     warm.add_argument("--into", metavar="DIR", help="the cache root to build into")
     command("verify", "check every entry's files against its manifest (exit 1 on damage)")
+    coverage = command(
+        "coverage", "per declaration kind, what a module binds and why the rest is not bound"
+    )
+    coverage.add_argument("name", help="a module (my_lib, numbast.headers.curand)")
+    coverage.add_argument("--arch", type=parse_arch, help="the arch (default: as imports choose)")
     return parser
 
 
@@ -95,6 +100,13 @@ def parse_archs(text: str) -> list[str]:
     if bad or not archs:
         raise argparse.ArgumentTypeError(f"{text!r}: write archs as sm_80,sm_90")
     return archs
+
+
+def parse_arch(text: str) -> str:
+    (arch,) = parse_archs(text) if "," not in text else [""]
+    if not arch:
+        raise argparse.ArgumentTypeError(f"{text!r}: give one arch, e.g. sm_90")
+    return arch
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,4 +169,7 @@ def human_age(since: float | None) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Through the package's module, not this __main__ copy: the commands raise its Failure.
+    from numbast_import.cli import main as package_main
+
+    sys.exit(package_main())

@@ -23,6 +23,7 @@ from numbast_import.cli import (
     human_age,
     human_size,
 )
+from numbast_import.cli_coverage import cmd_coverage
 from numbast_import.errors import HeaderImportError
 from numbast_import.project_cache import miss_reasons, resolve, stale_reason
 
@@ -316,4 +317,5 @@ COMMANDS = {
     "prune": cmd_prune,
     "warm": cmd_warm,
     "verify": cmd_verify,
+    "coverage": cmd_coverage,
 }

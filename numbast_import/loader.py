@@ -46,6 +46,7 @@ from numbast_import.cache.root import (
 from numbast_import.cache.store import BuildOutput, CacheStore, Entry
 from numbast_import.errors import HeaderImportError, ImportConfigError
 from numbast_import.mapping import HeaderMapping
+from numbast_import.uses import import_used_modules
 
 logger = logging.getLogger(__name__)
 
@@ -115,6 +116,8 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
             f"{mapping.source} (paths are relative to the pyproject.toml)"
         )
     arch = resolve_arch(mapping.arch, name, mapping.source)
+    # Before any lock of this module's: a used module may have to be built too.
+    import_used_modules(mapping)
     root = cache_root(mapping.cache_dir)
     # The generator's fingerprint is remembered in the root, where it exists (a warm import
     # never creates the writable root: read-only layers may serve it).

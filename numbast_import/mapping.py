@@ -79,6 +79,9 @@ class HeaderMapping:
     cache_dir: str | None = None
     pyproject: str | None = None
     registered: dict[str, Any] | None = field(default=None, compare=False)
+    # Modules whose bound types this header's declarations use (numbast.headers.cufp8 uses
+    # numbast.headers.cufp16's __half): imported first, in this order. Built-in modules only.
+    uses: tuple[str, ...] = ()
 
     def static_mapping(self, arch: str) -> dict[str, Any]:
         """The static-binding config mapping for ``arch``, with absolute paths."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +31,7 @@ class CompiledShims:
     source: str  # the translation unit that was compiled
     ltoir: bytes
     left_out: tuple[str, ...]  # shims NVRTC rejected
+    errors: dict[str, str] = field(default_factory=dict)  # left-out shim -> NVRTC's first error
 
 
 def shim_unit(preamble: str, shims: Sequence[tuple[str, str]]) -> str:
@@ -50,6 +51,7 @@ def compile_shims_to_ltoir(
     toolkit's. Raises ShimCompileError when the preamble itself (the header) does not compile."""
     kept = list(shims)
     left_out: list[str] = []
+    errors: dict[str, str] = {}
     for _attempt in range(MAX_ATTEMPTS):
         source = shim_unit(preamble, kept)
         log = _compile(source, name, arch, include_dirs)
@@ -64,7 +66,7 @@ def compile_shims_to_ltoir(
                     len(left_out),
                     ", ".join(left_out),
                 )
-            return CompiledShims(source, log, tuple(left_out))
+            return CompiledShims(source, log, tuple(left_out), errors)
         bad = _shims_with_errors(log, name, preamble, kept)
         if not bad:
             raise ShimCompileError(
@@ -72,8 +74,9 @@ def compile_shims_to_ltoir(
                 f"header's include, not in a shim):\n{log}\nCheck that the header compiles "
                 "with NVRTC (defines and include-dirs in [tool.numbast-import])"
             )
-        left_out += [shim_name for shim_name, _text in bad]
-        kept = [shim for shim in kept if shim not in bad]
+        left_out += list(bad)
+        errors.update({shim_name: message for shim_name, (_text, message) in bad.items()})
+        kept = [shim for shim in kept if shim[0] not in bad]
     raise ShimCompileError(
         f"NVRTC kept rejecting the shims {name} for {arch} after leaving out {len(left_out)}"
     )
@@ -103,11 +106,12 @@ def _compile(source: str, name: str, arch: str, include_dirs: Sequence[str]) -> 
 
 def _shims_with_errors(
     log: str, name: str, preamble: str, shims: Sequence[tuple[str, str]]
-) -> list[tuple[str, str]]:
-    """The shims holding the lines NVRTC reports errors on (none if an error is elsewhere)."""
-    error_lines = {
-        int(m.group(1)) for m in re.finditer(rf"^{re.escape(name)}\((\d+)\): error", log, re.M)
-    }
+) -> dict[str, tuple[str, str]]:
+    """Shim name -> (text, NVRTC's first error in it) for the shims holding the lines NVRTC
+    reports errors on (none if an error is elsewhere)."""
+    errors: dict[int, str] = {}
+    for match in re.finditer(rf"^{re.escape(name)}\((\d+)\): error: (.*)$", log, re.M):
+        errors.setdefault(int(match.group(1)), match.group(2).strip())
     # Line numbers of each shim in shim_unit's layout: preamble, a blank line, then the shims.
     first = preamble.count("\n") + 3
     spans = []
@@ -115,6 +119,11 @@ def _shims_with_errors(
         last = first + shim[1].count("\n")
         spans.append((first, last, shim))
         first = last + 1
-    bad = [shim for lo, hi, shim in spans if any(lo <= line <= hi for line in error_lines)]
-    outside = [line for line in error_lines if not any(lo <= line <= hi for lo, hi, _ in spans)]
-    return [] if outside else bad
+    if any(not any(lo <= line <= hi for lo, hi, _ in spans) for line in errors):
+        return {}
+    bad = {}
+    for lo, hi, (shim_name, text) in spans:
+        inside = [errors[line] for line in sorted(errors) if lo <= line <= hi]
+        if inside:
+            bad[shim_name] = (text, inside[0])
+    return bad

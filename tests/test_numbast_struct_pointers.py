@@ -1,6 +1,7 @@
 """Pointer-to-struct parameters: a kernel passes the struct (a local or an array element) and
 the update persists, or passes a pointer (element_pointer) as before; structs with no declared
-constructor get T() and, for aggregates, T(fields); device arrays of bound structs."""
+constructor get T() and, for aggregates, T(fields); a conversion operator to a bound struct is
+T(s); device arrays of bound structs."""
 
 from __future__ import annotations
 
@@ -105,3 +106,33 @@ def test_numbers(lib):
     np.testing.assert_array_equal(out.copy_to_host(), np.array(EXPECTED, dtype=np.uint32))
     words = walkers.copy_to_host()["bytes"]  # (position, steps) of each element
     np.testing.assert_array_equal(words[:, 1], [1, 1, 1])
+
+
+@pytest.fixture(scope="module")
+def raw():
+    return bound_test_header("raw_structs.cuh")
+
+
+def make_raw_kernel(raw):
+    bits16, bits16_raw = raw.bits16, raw.bits16_raw
+
+    def kernel(out):
+        r = bits16_raw(np.uint16(7))  # aggregate initialization
+        value = bits16(r)  # converting constructor from the raw struct
+        out[0] = value.value()
+        back = bits16_raw(value)  # operator bits16_raw(), spelled as a constructor call
+        out[1] = back.x
+        out[2] = bits16_raw().x  # value-initialized
+
+    return kernel
+
+
+def test_raw_struct_conversions_link_to_sm90_cubin(raw):
+    assert link_kernel_to_cubin(make_raw_kernel(raw), (types.uint16[:],))[:4] == b"\x7fELF"
+
+
+@pytest.mark.gpu
+def test_raw_struct_numbers(raw):
+    out = cuda.to_device(np.zeros(3, dtype=np.uint16))
+    cuda.jit(make_raw_kernel(raw))[1, 1](out)
+    np.testing.assert_array_equal(out.copy_to_host(), [7, 8, 0])

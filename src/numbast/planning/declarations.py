@@ -110,7 +110,10 @@ def not_device_callable(func: Function) -> str:
         "undefined": "a host function (declared without __device__)",
     }
     space = func.exec_space.value
-    return f"it is {described.get(space, space)}, not callable on the device"
+    return f"it is {described.get(space, space)}, {NOT_DEVICE_CALLABLE}"
+
+
+NOT_DEVICE_CALLABLE = "not callable on the device"  # how skips of host-only declarations end
 
 
 def callee_spelling(func: Function) -> str:
@@ -154,6 +157,7 @@ def plan_struct(decl: Struct, python_name: str, parent_type: Any, data_model: An
 
 
 SkipReporter = Callable[[str, str, str, str], None]  # (kind, what, reason, where)
+BoundReporter = Callable[[str, str, str], None]  # (what, where, shim name) of a bound member
 CallGuard = Callable[[CallPlan, Method], CallPlan]  # adjusts a member's call (arch guards)
 
 
@@ -163,13 +167,15 @@ def plan_struct_body(
     type_table: TypeTable,
     skip: SkipReporter,
     guard: CallGuard | None = None,
+    bound: BoundReporter | None = None,
 ) -> StructBodyRow:
     """Fields and members of ``decl`` (``object_type``: the struct's type in ``type_table``).
 
     Fields are None when they cannot reproduce the C++ layout (the struct then gets an opaque
     model; the runtime also ignores them unless the data model is a StructModel). Members that
     cannot be bound are reported through ``skip`` and left out; ``guard`` may adjust each
-    member's call (the static generator's per-arch guards).
+    member's call (the static generator's per-arch guards); ``bound`` hears of each member
+    bound (for coverage reports).
     """
     members, reason = struct_members(decl, type_table)
     fields = None if members is None else tuple(members)
@@ -189,6 +195,8 @@ def plan_struct_body(
         if guard is not None:
             row = row._replace(call=guard(row.call, method))
         member_rows.append(row)
+        if bound is not None:
+            bound(method_text(method), location_of(method), row.call.shim_name)
     member_rows += implicit_constructors(decl, struct_value_type(decl), type_table)
     return StructBodyRow(
         fields,

@@ -10,6 +10,7 @@ when a generated module is imported (``numbast.runtime.apply.resolve_types``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from numbast.planning.type_rules import BUILTIN_NUMBA_NAMES, TypeTable, vector_type_names
 
@@ -59,6 +60,21 @@ def struct_ref(index: int, qual_name: str) -> TypeRef:
 def enum_ref(index: int, qual_name: str) -> TypeRef:
     # As dynamic binding: Numba types enum members by their Python value (int64).
     return TypeRef(("enum", index), qual_name)
+
+
+class ExternalType(NamedTuple):
+    """A C++ type that another bindings module binds (the module exports it in
+    ``__numbast_types__``); declarations here use that module's type, resolved when this module
+    is imported (``("external", module, python_name)``)."""
+
+    qual_name: str
+    module: str  # imported before this module's rows are applied
+    python_name: str  # the type's name in that module
+    enum_storage: tuple | None = None  # an enum's underlying integer (a description); None: struct
+
+
+def external_ref(external: ExternalType) -> TypeRef:
+    return TypeRef(("external", external.module, external.python_name), external.qual_name)
 
 
 INTEGER_NAMES = frozenset(f"{sign}int{bits}" for sign in ("", "u") for bits in (8, 16, 32, 64))

@@ -46,11 +46,17 @@ from .rows import (
     StructRow,
 )
 from .shim_library import ShimLibrary, shim_preamble
-from .struct_pointers import add_struct_pointer_parameters, struct_pointer_positions
+from .struct_pointers import (
+    add_struct_pointer_parameters,
+    is_struct_value,
+    struct_pointer_positions,
+)
 from .structs import (
     add_conversion,
+    add_conversion_to_struct,
     add_implicit_constructor,
     add_methods,
+    add_struct_stub,
     make_struct_stub,
     make_struct_type,
     register_struct_model,
@@ -131,9 +137,33 @@ def resolve_types(
             return enum_member_type(enums[description[1]])
         if kind == "instance" and instance is not None:
             return instance(description)
+        if kind == "external":
+            return external_type(description[1], description[2])
         raise ValueError(f"unknown type description {description!r}")
 
     return tuple(build(row) for row in rows)
+
+
+class ExternalTypeError(ImportError):
+    """A type another bindings module was expected to bind is not there."""
+
+
+def external_type(module_name: str, python_name: str) -> numba_types.Type:
+    """The Numba type of the struct or enum ``python_name`` bound by module ``module_name``."""
+    import importlib
+
+    module = importlib.import_module(module_name)
+    bound = getattr(module, python_name, None)
+    numba_type = getattr(bound, "_numba_type_", None)
+    if isinstance(numba_type, numba_types.Type):
+        return numba_type
+    if isinstance(bound, type) and issubclass(bound, enum.IntEnum):
+        return enum_member_type(bound)
+    raise ExternalTypeError(
+        f"bindings that use {module_name}.{python_name} were generated, but {module_name} binds "
+        f"no struct or enum of that name (it was generated differently since): regenerate "
+        "these bindings (numbast-cache clear NAME, then import again)"
+    )
 
 
 # -- structs and functions --------------------------------------------------------------------
@@ -164,6 +194,7 @@ def apply_struct(
     register_struct_model(numba_type, model, layout, public_fields if layout else ())
     if stub is None:
         stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
+    add_struct_stub(numba_type, stub, registries)
     library.bound_types.append(numba_type)
     methods: dict[str, list[Call]] = {}
     mutating: dict[str, list[Call]] = {}
@@ -177,6 +208,10 @@ def apply_struct(
                 add_implicit_constructor(numba_type, call.visible_args[0], call.lowering(library))
         elif kind == CONVERSION:
             add_conversion(numba_type, call.cxx_result, call.lowering(library), registries)
+            if is_struct_value(call.cxx_result):
+                add_conversion_to_struct(
+                    numba_type, call.cxx_result, call.lowering(library), registries
+                )
         elif kind == OPERATOR:
             key = getattr(operator, name)
             add_overload(key, call.signature(), call.lowering(library), name, registries)
@@ -365,6 +400,7 @@ __all__ = [
     "apply_module",
     "apply_struct",
     "enum_member_type",
+    "external_type",
     "make_enum",
     "make_struct_type_of",
     "resolve_types",

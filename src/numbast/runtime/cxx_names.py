@@ -45,14 +45,25 @@ VECTOR_ELEMENTS: dict[str, str] = {
 }
 
 
+# 4-element vectors of 8-byte elements that CUDA 13 also spells with an explicit alignment
+# (``double4_16a``, ``double4_32a``; plain ``double4`` is deprecated there): the same Numba
+# vector type, passed with the C++ alignment.
+OVER_ALIGNED_VECTORS = ("double", "long", "ulong", "longlong", "ulonglong")
+
+
 def vector_type_names() -> dict[str, str]:
     """CUDA vector type -> the key of ``numba.cuda.vector_types.vector_types`` for it
-    (``float2`` -> ``float32x2``)."""
-    return {
+    (``float2`` -> ``float32x2``, ``double4_32a`` -> ``float64x4``). Plain spellings come first:
+    they are what a Numba vector type is spelled as in C++."""
+    names = {
         f"{cxx_prefix}{count}": f"{element}x{count}"
         for cxx_prefix, element in VECTOR_ELEMENTS.items()
         for count in (1, 2, 3, 4)
     }
+    for cxx_prefix in OVER_ALIGNED_VECTORS:
+        for alignment in (16, 32):
+            names[f"{cxx_prefix}4_{alignment}a"] = f"{VECTOR_ELEMENTS[cxx_prefix]}x4"
+    return names
 
 
 def normalize_cxx_name(cxx_name: str) -> str:

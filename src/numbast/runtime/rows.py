@@ -81,7 +81,8 @@ MEMBER_KINDS = (CONSTRUCTOR, CONVERSION, OPERATOR, METHOD, STATIC_METHOD)
 # Type descriptions: ("builtin", name in numba.cuda.types), ("vector", key of numba-cuda's
 # vector_types), ("pointer", pointee description), ("voidptr",), ("unituple", element
 # description, count), ("struct", index into the module's structs), ("enum", index into its
-# enums: the IntEnumMember type Numba infers for members, int64).
+# enums: the IntEnumMember type Numba infers for members, int64), ("external", module name,
+# Python name): a struct or enum another bindings module binds (imported when resolved).
 TypeRow = tuple
 
 

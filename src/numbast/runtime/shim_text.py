@@ -48,15 +48,25 @@ class ShimParam:
         return f"(*a{index})"
 
 
-def _pointer_to(type_spelling: str) -> str:
-    return f"{type_spelling}*" if type_spelling.endswith("*") else f"{type_spelling} *"
+def pointer_declaration(type_spelling: str, name: str) -> str:
+    """Declare ``name`` as a pointer to ``type_spelling``: ``float *a0``, and for types whose
+    declarator wraps the name (a pointer to an array, ``unsigned int (*)[3]``), the name inside
+    it: ``unsigned int (**a0)[3]``."""
+    depth = 0
+    for index, char in enumerate(type_spelling):
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if depth == 0 and type_spelling.startswith("(*)", index):
+            return f"{type_spelling[:index]}(**{name}){type_spelling[index + 3 :]}"
+    if type_spelling.endswith("*"):
+        return f"{type_spelling}*{name}"
+    return f"{type_spelling} *{name}"
 
 
 def render_shim(name: str, return_type: str | None, params: Sequence[ShimParam], body: str) -> str:
     """The full shim definition. ``return_type`` None means the shim writes no result."""
-    ret_param = f"{_pointer_to(return_type)}nbi_ret" if return_type else "void *nbi_ret"
+    ret_param = pointer_declaration(return_type, "nbi_ret") if return_type else "void *nbi_ret"
     param_list = ", ".join(
-        [ret_param] + [f"{_pointer_to(p.value_type)}a{i}" for i, p in enumerate(params)]
+        [ret_param] + [pointer_declaration(p.value_type, f"a{i}") for i, p in enumerate(params)]
     )
     return f'extern "C" __device__ int {name}({param_list}) {{\n  {body}\n  return 0;\n}}\n'
 

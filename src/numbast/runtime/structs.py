@@ -14,7 +14,7 @@ from numba.cuda.typeconv import Conversion
 from numba.cuda.typing.templates import AttributeTemplate, ConcreteTemplate, signature
 
 from .overloads import DEFAULT_REGISTRIES, Registries, add_overload
-from .state import shared_table
+from .state import LOCK, shared_table
 
 
 class BoundCxxStruct:
@@ -115,6 +115,38 @@ def make_struct_stub(python_name: str, qual_name: str, numba_type: types.Type) -
     )
     as_numba_type.register(stub, numba_type)
     return stub
+
+
+# Bound struct type -> its stub, and conversions to it whose stub did not exist yet: a
+# conversion operator ``S::operator T()`` to a bound struct T is also ``T(s)`` in kernels.
+_STUBS_BY_TYPE: dict = shared_table("struct_stubs_by_type", dict)
+_PENDING_CONVERSIONS: dict = shared_table("pending_struct_conversions", dict)
+
+
+def add_struct_stub(numba_type, stub: type, registries: Registries = DEFAULT_REGISTRIES) -> None:
+    """Record ``stub`` as the constructor kernels call for ``numba_type``, and give it the
+    conversions to the type that were bound before it."""
+    with LOCK:
+        _STUBS_BY_TYPE[numba_type] = stub
+        pending = _PENDING_CONVERSIONS.pop(numba_type, [])
+    for source, lowering, pending_registries in pending:
+        _add_struct_conversion(stub, source, numba_type, lowering, pending_registries)
+
+
+def add_conversion_to_struct(
+    source, target, lowering: Callable, registries: Registries = DEFAULT_REGISTRIES
+) -> None:
+    """``S::operator T()`` for a bound struct ``T``: ``T(s)`` in kernels calls it."""
+    with LOCK:
+        stub = _STUBS_BY_TYPE.get(target)
+        if stub is None:
+            _PENDING_CONVERSIONS.setdefault(target, []).append((source, lowering, registries))
+            return
+    _add_struct_conversion(stub, source, target, lowering, registries)
+
+
+def _add_struct_conversion(stub, source, target, lowering: Callable, registries) -> None:
+    add_overload(stub, signature(target, source), lowering, stub.__name__, registries)
 
 
 def add_implicit_constructor(numba_type, source_type, lowering: Callable) -> None:

@@ -86,6 +86,10 @@ class StaticConfig:
     # Not a YAML key either (NVIDIA's schema has none): parse what clang can read despite its
     # errors (ast_canopy's bypass_parse_error). Set by the import system's bypass-parse-error.
     bypass_parse_error: bool = False
+    # Not a YAML key: C++ types that other bindings modules bind, used here as those modules'
+    # types (numbast.planning.type_refs.ExternalType). Set by the import system for modules that
+    # use others (numbast.headers.cufp8 takes numbast.headers.cufp16's __half).
+    external_types: tuple = ()
 
     @property
     def output_filename(self) -> str:

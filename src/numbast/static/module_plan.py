@@ -12,11 +12,11 @@ from __future__ import annotations
 import logging
 import os
 import re
-from dataclasses import dataclass, field
 
 from ast_canopy.model import Enum_, Function, Method, Struct
 from numbast.planning.calls import CallPlan
 from numbast.planning.declarations import (
+    NOT_DEVICE_CALLABLE,
     declaration_text,
     location_of,
     method_text,
@@ -33,20 +33,23 @@ from numbast.planning.templates import (
     class_template_row,
     function_template_row,
 )
-from numbast.planning.type_refs import TypeRef, enum_ref, is_integer, static_type_table, struct_ref
+from numbast.planning.type_refs import (
+    TypeRef,
+    enum_ref,
+    external_ref,
+    is_integer,
+    static_type_table,
+    struct_ref,
+)
 from numbast.planning.type_rules import TypeTable, UnsupportedTypeError, normalize_cxx_name
 from numbast.runtime.rows import (
-    AliasTemplateRow,
-    ClassTemplateRow,
-    EnumRow,
-    FunctionRow,
-    FunctionTemplateRow,
     KernelRow,
-    StructBodyRow,
     StructRow,
 )
 from numbast.static.arch_merge import MergedDeclarations, function_key, guard_shim, member_key
 from numbast.static.config import StaticConfig
+from numbast.static.coverage import BOUND, EXCLUDED, HOST_ONLY, SKIPPED, Decision
+from numbast.static.planned_module import ModulePlan
 
 logger = logging.getLogger(__name__)
 
@@ -56,40 +59,20 @@ DEFAULT_DATA_MODEL = "StructModel"
 RESERVED_NAMES = frozenset({"typing_registry", "target_registry"})
 
 
-@dataclass
-class ModulePlan:
-    """The planned rows of a module (calls still CallPlans, types TypeRefs)."""
-
-    enums: list[EnumRow] = field(default_factory=list)
-    structs: list[tuple[StructRow, StructBodyRow]] = field(default_factory=list)
-    functions: list[FunctionRow] = field(default_factory=list)
-    class_templates: list[ClassTemplateRow] = field(default_factory=list)
-    function_templates: list[FunctionTemplateRow] = field(default_factory=list)
-    alias_templates: list[AliasTemplateRow] = field(default_factory=list)
-    kernels: list[KernelRow] = field(default_factory=list)
-    aliases: list[tuple[str, str]] = field(default_factory=list)  # (alias, bound python name)
-    enumerators: list[str] = field(default_factory=list)  # of unscoped enums, at module scope
-    skipped: list[str] = field(default_factory=list)  # "kind name (where): reason"
-
-    def public_names(self) -> list[str]:
-        specializations = {i for t in self.class_templates for _args, i in t.specializations}
-        names = [s.python_name for i, (s, _) in enumerate(self.structs) if i not in specializations]
-        names += [e.python_name for e in self.enums]
-        names += [f.python_name for f in self.functions if f.python_name]
-        names += [t.python_name for t in self.class_templates]
-        names += [t.python_name for t in self.function_templates if t.python_name]
-        names += [t.python_name for t in self.alias_templates]
-        names += [k.python_name for k in self.kernels]
-        names += [alias for alias, _ in self.aliases] + self.enumerators
-        return list(dict.fromkeys(names))
-
-
 class _Planner:
     def __init__(self, merged: MergedDeclarations, config: StaticConfig) -> None:
         self.merged = merged
         self.config = config
         self.header = config.entry_point
         self.table: TypeTable[TypeRef] = static_type_table()
+        for external in config.external_types:
+            # Bound by another module: declarations here take that module's type. The
+            # module's own declaration of the same name, if any, replaces it.
+            if external.enum_storage is None:
+                self.table.register(external.qual_name, external_ref(external))
+            else:
+                storage = TypeRef(tuple(external.enum_storage), external.qual_name)
+                self.table.register_enum(external.qual_name, external_ref(external), storage)
         self.out = ModulePlan()
         self.names: dict[str, str] = {}  # public python name -> what it binds (kind)
         self.shim_names: set[str] = set()
@@ -105,6 +88,18 @@ class _Planner:
     def skip(self, kind: str, what: str, reason: str, where: str = "") -> None:
         location = f" ({os.path.basename(where)})" if where else ""
         self.out.skipped.append(f"{kind} {what}{location}: {reason}")
+        outcome = HOST_ONLY if reason.endswith(NOT_DEVICE_CALLABLE) else SKIPPED
+        self.decide(kind, what, where, outcome, reason)
+
+    def decide(
+        self, kind: str, what: str, where: str, outcome: str, reason: str = "", shim: str = ""
+    ) -> None:
+        """Record what became of one declaration (``numbast.static.coverage``)."""
+        where = os.path.basename(where)
+        self.out.decisions.append(Decision(kind, what, where, outcome, reason, shim))
+
+    def bound_member(self, what: str, where: str, shim: str) -> None:
+        self.decide("method", what, where, BOUND, shim=shim)
 
     def claim(self, python_name: str, kind: str, what: str, where: str) -> bool:
         """Reserve a module attribute name; False (and a skip) when it is taken."""
@@ -144,7 +139,9 @@ class _Planner:
             if not self.claim(python_name, "enum", decl.qual_name, where):
                 continue
             index = len(self.out.enums)
+            self.decide("enum", decl.qual_name, where, BOUND)
             self.out.enums.append(row)
+            self.out.enum_storage.append(underlying.description)
             self.table.register_enum(decl.qual_name, enum_ref(index, decl.qual_name), underlying)
 
     def plan_enumerators(self) -> None:
@@ -167,7 +164,10 @@ class _Planner:
         decls: list[Struct] = []
         for decl in structs:
             where = location_of(decl)
-            if decl.name in excluded or not decl.name:
+            if not decl.name:
+                continue
+            if decl.name in excluded:
+                self.decide("struct", decl.qual_name, where, EXCLUDED, "Exclude: Struct")
                 continue
             python_name = remove_prefix(decl.name, self.config.struct_prefix_removal)
             parent = self.config.types.get(decl.name, DEFAULT_PARENT_TYPE)
@@ -179,6 +179,7 @@ class _Planner:
                 continue
             if not self.claim(python_name, "struct", decl.qual_name, where):
                 continue
+            self.decide("struct", decl.qual_name, where, BOUND)
             kept.append(row)
             decls.append(decl)
         for spec in specializations:
@@ -192,6 +193,7 @@ class _Planner:
             except BindingError as exc:
                 self.skip("specialization", spec.qual_name, str(exc), location_of(spec.record))
                 continue
+            self.decide("specialization", spec.qual_name, location_of(spec.record), BOUND)
             self.specializations.setdefault(spec.template_qual_name, []).append(
                 (tuple(spec.template_arguments), len(kept))
             )
@@ -202,7 +204,12 @@ class _Planner:
             self.table.register(decl.qual_name, struct_ref(index, decl.qual_name))
         for index, (row, decl) in enumerate(zip(kept, decls, strict=True)):
             body = plan_struct_body(
-                decl, struct_ref(index, decl.qual_name), self.table, self.skip, self.guard_member
+                decl,
+                struct_ref(index, decl.qual_name),
+                self.table,
+                self.skip,
+                self.guard_member,
+                self.bound_member,
             )
             self.out.structs.append((row, body))
 
@@ -228,6 +235,7 @@ class _Planner:
         for templ in decls.class_templates:
             where = location_of(templ.record)
             if templ.name in excluded:
+                self.decide("class template", templ.qual_name, where, EXCLUDED, "Exclude: Struct")
                 continue
             python_name = remove_prefix(templ.name, self.config.struct_prefix_removal)
             try:
@@ -245,6 +253,7 @@ class _Planner:
                 self.skip("class template", templ.qual_name, str(exc), where)
                 continue
             if self.claim(python_name, "class template", templ.qual_name, where):
+                self.decide("class template", templ.qual_name, where, BOUND)
                 self.out.class_templates.append(row)
         for alias in decls.alias_templates:
             try:
@@ -253,16 +262,18 @@ class _Planner:
                 self.skip("alias template", alias.qual_name, str(exc), location_of(alias))
                 continue
             if self.claim(row.python_name, "alias template", alias.qual_name, location_of(alias)):
+                self.decide("alias template", alias.qual_name, location_of(alias), BOUND)
                 self.out.alias_templates.append(row)
 
     def plan_function_templates(self, templates) -> None:
         excluded = set(self.config.exclude_functions)
         for templ in templates:
             func = templ.function
+            where = location_of(func)
             if func.name in excluded:
+                self.decide("function template", func.qual_name, where, EXCLUDED, "Exclude")
                 continue
             python_name = remove_prefix(func.name, self.config.function_prefix_removal)
-            where = location_of(func)
             try:
                 row = function_template_row(templ, self.class_template_names, python_name)
             except BindingError as exc:
@@ -270,6 +281,7 @@ class _Planner:
                 continue
             if row.python_name and not self.claim(python_name, "function", func.qual_name, where):
                 continue
+            self.decide("function template", func.qual_name, where, BOUND)
             self.out.function_templates.append(row)
 
     # -- functions ------------------------------------------------------------------------
@@ -278,10 +290,13 @@ class _Planner:
         skip_prefix = self.config.skip_prefix
         intents = self.config.function_argument_intents
         for func in functions:
+            what, where = signature_text(func), location_of(func)
+            kind = "operator" if func.operator is not None else "function"
             if func.name in excluded or (skip_prefix and func.name.startswith(skip_prefix)):
                 logger.debug("excluded %s", func.qual_name)
+                why = "Exclude: Function" if func.name in excluded else f"Skip Prefix {skip_prefix}"
+                self.decide(kind, what, where, EXCLUDED, why)
                 continue
-            what, where = signature_text(func), location_of(func)
             if func.exec_space.value == "global":
                 self.plan_kernel(func, what, where)
                 continue
@@ -289,12 +304,13 @@ class _Planner:
             try:
                 row = plan_function(func, self.table, intents.get(func.name), python_name)
             except (BindingError, UnsupportedTypeError) as exc:
-                self.skip("function", what, str(exc), where)
+                self.skip(kind, what, str(exc), where)
                 continue
             if row.call.shim_name in self.shim_names:
                 continue  # declared twice (e.g. in the .h and again in the .hpp)
             if not row.operator and not self.claim(python_name, "function", what, where):
                 continue
+            self.decide(kind, what, where, BOUND, shim=row.call.shim_name)
             self.shim_names.add(row.call.shim_name)
             cooperative = not row.operator and any(p.search(func.name) for p in self.cooperative)
             call = self.guard(row.call, function_key(func), what)
@@ -307,6 +323,7 @@ class _Planner:
             return
         python_name = remove_prefix(func.name, self.config.function_prefix_removal)
         if self.claim(python_name, "kernel", what, where):
+            self.decide("kernel", what, where, BOUND)
             self.out.kernels.append(
                 KernelRow(python_name, func.qual_name, func.mangled_name, declaration_text(func))
             )

@@ -274,6 +274,9 @@ def write_module(
         "    )\n"
         ")\n",
         f"__all__ = {literal(tuple(sorted(plan.public_names())))}\n",
+        "# The C++ types bound here, for modules that use them: (C++ name, Python name, an\n"
+        "# enum's integer type or None).\n",
+        f"__numbast_types__ = {literal(tuple(plan.exported_types()))}\n",
         _skipped_comment(plan.skipped),
     ]
     return "".join(parts)

@@ -28,6 +28,7 @@ class RenderedModule:
 
     source: str
     included_files: tuple[str, ...]
+    decisions: tuple = ()  # what became of each declaration (numbast.static.coverage.Decision)
 
 
 def render_bindings_module(config: StaticConfig) -> str:
@@ -73,7 +74,7 @@ def render_bindings(config: StaticConfig, *, embed_runtime: bool = True) -> Rend
     )
     source = write_module(bindings, config, provenance, embed_runtime)
     included = {path for _arch, decls in per_arch for path in decls.included_files}
-    return RenderedModule(source, tuple(sorted(included)))
+    return RenderedModule(source, tuple(sorted(included)), tuple(bindings.decisions))
 
 
 def report_skipped(bindings: ModulePlan, config: StaticConfig) -> None:

@@ -1,0 +1,84 @@
+"""``numbast-cache coverage NAME [--arch sm_90] [--json]``: how much of a header its module binds.
+
+The numbers come from the module's cache entry for the arch (built first, in a fresh interpreter,
+when there is none): each entry's manifest records, per declaration kind, what was found, bound,
+skipped (with the reason: a type without a Numba counterpart, a shim NVRTC rejects, ...),
+excluded by the mapping, or host-only (``numbast.static.coverage``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numbast_import.cli import OK, Context, Failure
+from numbast_import.errors import HeaderImportError
+
+
+def cmd_coverage(ctx: Context, args) -> int:
+    from numbast_import.arch import resolve_arch
+    from numbast_import.cache.store import CacheStore
+    from numbast_import.project_cache import resolve
+    from numbast_import.warm import warm
+
+    try:
+        module = resolve(args.name, ctx.project)
+        arch = args.arch or resolve_arch(
+            module.mapping.arch, module.fullname, module.mapping.source
+        )
+        components, digest = module.current_key(arch)
+    except HeaderImportError as exc:
+        raise Failure(str(exc)) from None
+    store = CacheStore(ctx.root, ctx.layers)
+    entry = store.lookup(digest, components)
+    if entry is None:
+        (result,) = warm([module.fullname], [arch], into=ctx.root, config=ctx.project.pyproject)
+        if result.status == "failed":
+            raise Failure(f"cannot build {module.fullname} for {arch}: {result.message}")
+        entry = store.lookup(digest, components)
+    summary = entry.manifest.get("coverage") if entry is not None else None
+    if summary is None:
+        raise Failure(f"the cache entry of {module.fullname} for {arch} records no coverage")
+    data = {"name": module.fullname, "header": module.mapping.header, "arch": arch, **summary}
+    ctx.emit(data, coverage_text(data))
+    return OK
+
+
+def coverage_text(data: dict[str, Any]) -> str:
+    """The report as a table per kind, then every declaration not bound, with its reason."""
+    rows = [("kind", "found", "bound", "skipped", "excluded", "host-only")]
+    for kind, counts in sorted(data["kinds"].items()):
+        rows.append(
+            (
+                kind,
+                *(str(counts[k]) for k in ("found", "bound", "skipped", "excluded", "host_only")),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [f"{data['name']} ({data['header']}, {data['arch']})"]
+    lines += [
+        "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in rows
+    ]
+    functions = data["device_functions"]
+    percent = "-" if functions["percent"] is None else f"{functions['percent']}%"
+    lines.append(
+        f"device-callable free functions and operators: {functions['bound']} of "
+        f"{functions['found']} bound ({percent}; excluded and host-only ones not counted)"
+    )
+    for outcome, title in (("skipped", "not bound"), ("excluded", "excluded by the mapping")):
+        listed = [
+            (kind, item)
+            for kind, counts in sorted(data["kinds"].items())
+            for item in counts["not_bound"]
+            if item["outcome"] == outcome
+        ]
+        if listed:
+            lines.append(f"{title}:")
+            lines += [
+                f"  {kind} {item['what']} ({item['where']}): {item['reason']}"
+                for kind, item in listed
+            ]
+    return "\n".join(lines)

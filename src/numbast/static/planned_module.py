@@ -1,0 +1,63 @@
+"""The planned rows of a bindings module (``numbast.static.module_plan`` fills it; the module
+writer writes it), with what other modules and coverage reports read from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from numbast.runtime.rows import (
+    AliasTemplateRow,
+    ClassTemplateRow,
+    EnumRow,
+    FunctionRow,
+    FunctionTemplateRow,
+    KernelRow,
+    StructBodyRow,
+    StructRow,
+)
+from numbast.static.coverage import Decision
+
+
+@dataclass
+class ModulePlan:
+    """The planned rows of a module (calls still CallPlans, types TypeRefs)."""
+
+    enums: list[EnumRow] = field(default_factory=list)
+    structs: list[tuple[StructRow, StructBodyRow]] = field(default_factory=list)
+    functions: list[FunctionRow] = field(default_factory=list)
+    class_templates: list[ClassTemplateRow] = field(default_factory=list)
+    function_templates: list[FunctionTemplateRow] = field(default_factory=list)
+    alias_templates: list[AliasTemplateRow] = field(default_factory=list)
+    kernels: list[KernelRow] = field(default_factory=list)
+    aliases: list[tuple[str, str]] = field(default_factory=list)  # (alias, bound python name)
+    enumerators: list[str] = field(default_factory=list)  # of unscoped enums, at module scope
+    skipped: list[str] = field(default_factory=list)  # "kind name (where): reason"
+    enum_storage: list[tuple] = field(default_factory=list)  # per enum: its integer, described
+    decisions: list[Decision] = field(default_factory=list)  # per declaration: for coverage
+
+    def exported_types(self) -> list[tuple[str, str, tuple | None]]:
+        """(C++ name, Python name, an enum's storage description or None) of the structs and
+        enums bound under a name: what other modules can use (``__numbast_types__``)."""
+        specializations = {i for t in self.class_templates for _args, i in t.specializations}
+        exported: list[tuple[str, str, tuple | None]] = [
+            (row.qual_name, row.python_name, None)
+            for i, (row, _body) in enumerate(self.structs)
+            if i not in specializations
+        ]
+        exported += [
+            (row.qual_name, row.python_name, storage)
+            for row, storage in zip(self.enums, self.enum_storage, strict=True)
+        ]
+        return exported
+
+    def public_names(self) -> list[str]:
+        specializations = {i for t in self.class_templates for _args, i in t.specializations}
+        names = [s.python_name for i, (s, _) in enumerate(self.structs) if i not in specializations]
+        names += [e.python_name for e in self.enums]
+        names += [f.python_name for f in self.functions if f.python_name]
+        names += [t.python_name for t in self.class_templates]
+        names += [t.python_name for t in self.function_templates if t.python_name]
+        names += [t.python_name for t in self.alias_templates]
+        names += [k.python_name for k in self.kernels]
+        names += [alias for alias, _ in self.aliases] + self.enumerators
+        return list(dict.fromkeys(names))
