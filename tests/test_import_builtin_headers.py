@@ -1,59 +1,194 @@
-"""numbast.headers.cufp16 / cubf16 / cufp8: the toolkit's float formats through the same cache
-and loader as user headers, with kernels linked to sm_90 cubins through the cached LTO-IR."""
+"""The built-in modules numbast.headers.cufp16 / cubf16 / cufp8 / cufp6 / cufp4 / cucomplex /
+curand: generated through the same cache and loader as user headers, every binding feature they
+use linked to sm_90 cubins (tests/scripts/builtin_formats.py, curand_checks.py), warm imports
+with no clang and no NVRTC, types shared between modules whatever the import order, and on the
+GPU the numbers (bit for bit against CUDA C++ for cuRAND)."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 from import_support import entries, make_project, run_python
 
-KERNEL = """
+from numbast_import.builtin_headers import BUILTIN_HEADERS
+
+SCRIPTS = Path(__file__).parent / "scripts"
+FORMATS = ["cubf16", "cucomplex", "cufp16", "cufp4", "cufp6", "cufp8"]
+
+FORBID_NVRTC = """
 import sys
 import cuda.core
 from numba.cuda.cudadrv import nvrtc
+
+def forbidden(*args, **kwargs):
+    raise AssertionError("NVRTC was asked to compile on a warm import")
+
+cuda.core.Program = forbidden
+nvrtc.compile = nvrtc.Program = forbidden
+"""
+
+
+def run_script(script: str, mode: str, project: Path, cache: Path, **env: str):
+    code = f"import runpy, sys; sys.argv = ['{script}', '{mode}']; "
+    code += f"runpy.run_path({str(SCRIPTS / script)!r}, run_name='__main__')"
+    return run_python(code, project, cache, **env)
+
+
+def curand_headers_installed() -> bool:
+    from ast_canopy.toolkit import curand_include_dir
+
+    return curand_include_dir() is not None
+
+
+needs_curand = pytest.mark.skipif(
+    not curand_headers_installed(),
+    reason='cuRAND headers not installed: pip install "numbast-import[curand]"',
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A project whose cache holds the built-in format modules, built by linking every kernel
+    of scripts/builtin_formats.py for sm_90."""
+    tmp = tmp_path_factory.mktemp("builtin")
+    project, cache = make_project(tmp), tmp / "cache"
+    result = run_script("builtin_formats.py", "link", project, cache, NUMBAST_IMPORT_ARCH="sm_90")
+    assert result.returncode == 0, result.stderr
+    return project, cache, result
+
+
+def test_every_format_kernel_links_to_an_sm90_cubin(built):
+    _project, cache, result = built
+    linked = [line.split(" ", 1)[1] for line in result.stdout.splitlines() if line[:7] == "linked "]
+    assert linked == [
+        "cufp16", "cubf16", "cufp8", "e2m3", "e3m2", "e2m1", "cucomplex float", "cucomplex double"
+    ]  # fmt: skip
+    for name in FORMATS:
+        assert f"generating numbast.headers.{name} " in result.stderr
+    assert len(entries(cache)) == len(FORMATS)  # each module once, used ones included
+
+
+def test_warm_imports_run_no_clang_and_no_nvrtc(built):
+    project, cache, _result = built
+    code = FORBID_NVRTC + (
+        "sys.argv = ['builtin_formats.py', 'link']\n"
+        f"import runpy; runpy.run_path({str(SCRIPTS / 'builtin_formats.py')!r}, "
+        "run_name='__main__')\n"
+    )
+    warm = run_python(code, project, cache, NUMBAST_IMPORT_ARCH="sm_90")
+    assert warm.returncode == 0, warm.stderr
+    assert "clang loaded: False" in warm.stdout and "generating" not in warm.stderr
+
+
+SHARED_TYPES = """
+import importlib, json
+for name in {order}:
+    importlib.import_module(name)
+import numbast.headers.cufp8 as fp8, numbast.headers.cufp16 as fp16, numbast.headers.cubf16 as bf16
+from numba.cuda import types
+from numba.cuda.descriptor import cuda_target
+
+typing = cuda_target.typing_context
+typing.refresh()
+cases = typing.resolve_value_type(fp8.__nv_fp8_e4m3).templates[0].cases
+arguments = [str(a) for case in cases for a in case.args]
+print(json.dumps({{
+    "takes_cufp16_half": fp16.__half._numba_type_ in [a for c in cases for a in c.args],
+    "takes_float16": types.float16 in [a for c in cases for a in c.args],
+    "bf16_half": (bf16.__nv_bfloat16._numba_type_, fp16.__half._numba_type_) in [
+        (c.return_type, c.args[0]) for c in
+        typing.resolve_value_type(bf16.__nv_bfloat16).templates[0].cases if len(c.args) == 1
+    ],
+}}))
+"""
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        ["numbast.headers.cufp8", "numbast.headers.cufp16"],
+        ["numbast.headers.cufp16", "numbast.headers.cubf16", "numbast.headers.cufp8"],
+    ],
+)
+def test_fp8_takes_cufp16_half_whatever_the_import_order(built, order):
+    project, cache, _result = built
+    result = run_python(
+        SHARED_TYPES.format(order=order), project, cache, NUMBAST_IMPORT_ARCH="sm_90"
+    )
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout.splitlines()[-1])
+    assert found == {"takes_cufp16_half": True, "takes_float16": False, "bf16_half": True}
+
+
+def test_used_modules_are_in_include_order():
+    """A module uses only modules listed before it (no cycles), following the #includes."""
+    order = list(BUILTIN_HEADERS)
+    for name, table in BUILTIN_HEADERS.items():
+        for used in table.get("uses", ()):
+            assert order.index(used) < order.index(name), (name, used)
+
+
+def test_curand_without_its_headers_names_the_extra(monkeypatch):
+    import ast_canopy.toolkit
+    from numbast_import.config import load_project_config
+    from numbast_import.errors import ToolkitMissingError
+    from numbast_import.finder import resolve_mapping
+
+    monkeypatch.setattr(ast_canopy.toolkit, "curand_include_dir", lambda: None)
+    with pytest.raises(ToolkitMissingError, match=r"numbast-import\[curand\]"):
+        resolve_mapping("numbast.headers", "curand", load_project_config())
+
+
+@needs_curand
+def test_curand_kernels_link_then_import_warm(tmp_path):
+    project, cache = make_project(tmp_path), tmp_path / "cache"
+    cold = run_script("curand_checks.py", "link", project, cache, NUMBAST_IMPORT_ARCH="sm_90")
+    assert cold.returncode == 0, cold.stderr
+    assert "linked xorwow" in cold.stdout and "linked mrg32k3a" in cold.stdout
+    assert "reference compiled True" in cold.stdout
+    warm = run_python(
+        FORBID_NVRTC
+        + """
+import numpy as np
+import numbast.headers.curand as curand
 from numba.cuda import types
 from support import link_kernel_to_cubin
 
-import numbast.headers.{name} as m
+def kernel(out):
+    s = curand.curandState()
+    curand.curand_init(np.uint64(1), np.uint64(0), np.uint64(0), s)
+    out[0] = curand.curand_uniform(s)
 
-if {warm}:
-    def forbidden(*args, **kwargs):
-        raise AssertionError("NVRTC was asked to compile on a warm import")
-
-    cuda.core.Program = forbidden
-    nvrtc.compile = nvrtc.Program = forbidden
-
-make = getattr(m, "{struct}")
-{body}
-link_kernel_to_cubin(kernel, (types.float32[:], types.float32[:]), arch="sm_90")
-print("linked", "clang.cindex" in sys.modules)
-"""
-HALF = """
-hsqrt, hfma = m.hsqrt, m.__hfma
-
-def kernel(x, out):
-    a = make(x[0])
-    out[0] = float(hfma(hsqrt(a), a, a + a))
-"""
-FP8 = """
-def kernel(x, out):
-    out[0] = float(make(x[0]))
-"""
-FORMATS = {
-    "cufp16": ("__half", HALF),
-    "cubf16": ("__nv_bfloat16", HALF),
-    "cufp8": ("__nv_fp8_e4m3", FP8),
-}
-
-
-@pytest.mark.parametrize("name", sorted(FORMATS))
-def test_builtin_module_generates_then_links_warm(tmp_path, name):
-    project, cache = make_project(tmp_path), tmp_path / "cache"
-    struct, body = FORMATS[name]
-    code = KERNEL.format(name=name, struct=struct, body=body, warm=False)
-    cold = run_python(code, project, cache)
-    assert cold.returncode == 0, cold.stderr
-    assert f"generating numbast.headers.{name}" in cold.stderr
-    warm = run_python(KERNEL.format(name=name, struct=struct, body=body, warm=True), project, cache)
+link_kernel_to_cubin(kernel, (types.float32[:],), arch="sm_90")
+print("linked warm, clang loaded:", "clang.cindex" in sys.modules)
+""",
+        project,
+        cache,
+        NUMBAST_IMPORT_ARCH="sm_90",
+    )
     assert warm.returncode == 0, warm.stderr
-    assert "linked False" in warm.stdout and "generating" not in warm.stderr
-    assert len(entries(cache)) == 1
+    assert "linked warm, clang loaded: False" in warm.stdout
+
+
+@pytest.mark.gpu
+def test_format_numbers(tmp_path):
+    project, cache = make_project(tmp_path), tmp_path / "cache"
+    result = run_script("builtin_formats.py", "run", project, cache)
+    assert result.returncode == 0, result.stderr + result.stdout
+    for name in ("cufp16", "cubf16", "cufp8", "e2m3", "e3m2", "e2m1", "complex64", "complex128"):
+        assert f"ok {name}" in result.stdout
+
+
+@pytest.mark.gpu
+@needs_curand
+def test_curand_numbers(tmp_path):
+    project, cache = make_project(tmp_path), tmp_path / "cache"
+    result = run_script("curand_checks.py", "run", project, cache)
+    assert result.returncode == 0, result.stderr + result.stdout
+    for name in ("xorwow", "philox", "mrg32k3a"):
+        assert f"ok {name} bit for bit: local, array element, pointer" in result.stdout
+        for distribution in ("uniform", "normal", "log-normal", "poisson"):
+            assert f"ok {name} {distribution}:" in result.stdout
+    assert "ok philox curand_uniform4 bit for bit" in result.stdout
