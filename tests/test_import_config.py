@@ -280,7 +280,9 @@ def test_an_unmapped_module_lists_the_mapped_names(tmp_path, monkeypatch):
     message = str(error)
     assert "cuda_headers.nope" in message and "maps vec" in message
     assert str(project / "pyproject.toml") in message and "numbast_import.register" in message
-    with pytest.raises(ModuleNotFoundError, match="cubf16, cufp16, cufp8"):
+    with pytest.raises(
+        ModuleNotFoundError, match="cubf16, cucomplex, cufp16, cufp4, cufp6, cufp8, curand"
+    ):
         importlib.import_module("numbast.headers.nope")
     with pytest.raises(ModuleNotFoundError, match="maps vec"):  # not replaced by importlib's
         exec("from cuda_headers import nope", {})
