@@ -58,7 +58,9 @@ def test_unknown_parameter_in_intents_is_reported():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = bind_cxx_function(
-            MemoryShimWriter(f'#include "{path}"'), accumulate, arg_intents={"nope": "out_ptr"}
+            MemoryShimWriter(f'#include "{path}"'),
+            accumulate,
+            arg_intent={"accumulate": {"nope": "out_ptr"}},
         )
     assert result is None
     assert any("no parameter named 'nope'" in str(w.message) for w in caught)

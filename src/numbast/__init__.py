@@ -25,6 +25,7 @@ _LAZY: dict[str, str] = {
     "bind_cxx_function_templates": "numbast.templates.function_templates",
     "bind_cxx_class_template": "numbast.templates.class_templates",
     "bind_cxx_class_templates": "numbast.templates.class_templates",
+    "clear_concrete_type_caches": "numbast.templates.class_templates",
     "register_cxx_type": "numbast.dynamic.numba_types",
     "BindingSkippedWarning": "numbast.planning.diagnostics",
     "ArgIntent": "numbast.planning.intents",

@@ -15,8 +15,9 @@ from numbast.planning.type_rules import UnsupportedTypeError
 from numbast.runtime.apply import enum_member_type, make_enum
 
 
-def bind_cxx_enum(enum_decl: Enum_, python_name: str | None = None) -> type[enum.IntEnum] | None:
-    """An IntEnum with the C++ enumerators and values; the C++ type maps to it in signatures."""
+def bind_cxx_enum(enum_decl: Enum_, *, python_name: str | None = None) -> type[enum.IntEnum] | None:
+    """An IntEnum with the C++ enumerators and values; the C++ type maps to it in signatures.
+    None when the enum cannot be bound (one BindingSkippedWarning says why)."""
     try:
         row, underlying = plan_enum(
             enum_decl, NUMBA_TYPE_TABLE, lambda t: isinstance(t, types.Integer), python_name
@@ -29,9 +30,10 @@ def bind_cxx_enum(enum_decl: Enum_, python_name: str | None = None) -> type[enum
     return py_enum
 
 
-def bind_cxx_enums(enum_decls: Iterable[Enum_]) -> list[type[enum.IntEnum]]:
+def bind_cxx_enums(enums: Iterable[Enum_]) -> list[type[enum.IntEnum]]:
+    """Bind every enum; returns the IntEnums made, in order (skipped ones left out)."""
     bound = []
-    for decl in enum_decls:
+    for decl in enums:
         result = bind_cxx_enum(decl)
         if result is not None:
             bound.append(result)

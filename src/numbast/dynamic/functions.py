@@ -1,4 +1,5 @@
-"""Bind free functions and free operators: ``bind_cxx_function`` / ``bind_cxx_functions``.
+"""Bind free functions and free operators: ``bind_cxx_function`` / ``bind_cxx_functions``, with
+NVIDIA Numbast's signatures.
 
 Each function is planned into a row and applied at once through the runtime's one apply path
 (``numbast.runtime.apply``), as a generated module applies its rows when imported.
@@ -29,25 +30,38 @@ logger = logging.getLogger(__name__)
 # it) extends the same stub. Function templates join these stubs too.
 FUNCTION_STUBS = FunctionStubs(by_qual_name=True)
 
+# NVIDIA's arg_intent: {function name: {parameter name or index: intent}}.
+FunctionIntents = Mapping[str, IntentSpec]
+
 
 def bind_cxx_function(
     shim_writer: ShimLibrary,
     func_decl: Function,
     skip_prefix: str | None = None,
+    skip_non_device: bool = True,
     exclude: Iterable[str] = (),
-    arg_intents: IntentSpec | None = None,
+    *,
+    arg_intent: FunctionIntents | None = None,
     python_name: str | None = None,
 ) -> Callable[..., Any] | None:
     """Make the C++ function ``func_decl`` callable from kernels.
 
     Returns the Python stub to call (for an operator, the ``operator`` function it binds to),
-    or None when the declaration is skipped (with one BindingSkippedWarning saying why).
+    or None when the declaration is left out: its name starts with ``skip_prefix`` or is in
+    ``exclude``, or it cannot be bound (one BindingSkippedWarning says why). Functions that are
+    not device-callable are always left out with that warning, since a kernel cannot call them;
+    ``skip_non_device`` is accepted for NVIDIA's signature. ``arg_intent`` maps function names
+    to their parameters' intents: ``{"f": {"out": "out_return"}}``.
     """
-    if func_decl.name in set(exclude) or (skip_prefix and func_decl.name.startswith(skip_prefix)):
-        logger.debug("excluded %s", func_decl.qual_name)
+    _check_flag(skip_non_device, "bind_cxx_function")
+    excluded = _names(exclude, "bind_cxx_function")
+    if func_decl.name in excluded or (skip_prefix and func_decl.name.startswith(skip_prefix)):
+        logger.debug("left out %s (exclude / skip_prefix)", func_decl.qual_name)
         return None
     try:
-        row = plan_function(func_decl, NUMBA_TYPE_TABLE, arg_intents, python_name)
+        row = plan_function(
+            func_decl, NUMBA_TYPE_TABLE, intent_spec(arg_intent, func_decl), python_name
+        )
     except (BindingError, UnsupportedTypeError) as exc:
         warn_skipped("function", signature_text(func_decl), str(exc), location_of(func_decl))
         return None
@@ -58,20 +72,58 @@ def bind_cxx_function(
 
 def bind_cxx_functions(
     shim_writer: ShimLibrary,
-    func_decls: Iterable[Function],
+    functions: Iterable[Function],
     skip_prefix: str | None = None,
+    skip_non_device: bool = True,
     exclude: Iterable[str] = (),
-    arg_intents: Mapping[str, IntentSpec] | None = None,
+    *,
+    arg_intent: FunctionIntents | None = None,
 ) -> list[Callable[..., Any]]:
-    """Bind every function; returns the distinct stubs/operators bound (skips are warned)."""
-    excluded = set(exclude)
+    """Bind every function; returns the stub of each non-operator declaration bound, in order
+    (overloads of one name give the same stub again). Operators are bound to the Python
+    operators and not listed, as in NVIDIA's Numbast."""
+    _check_flag(skip_non_device, "bind_cxx_functions")
+    excluded = _names(exclude, "bind_cxx_functions")
     bound: list[Callable[..., Any]] = []
-    for func in func_decls:
-        intents = (arg_intents or {}).get(func.name)
-        result = bind_cxx_function(shim_writer, func, skip_prefix, excluded, intents)
-        if result is not None and result not in bound:
+    for func in functions:
+        result = bind_cxx_function(
+            shim_writer, func, skip_prefix, skip_non_device, excluded, arg_intent=arg_intent
+        )
+        if result is not None and func.operator is None:
             bound.append(result)
     return bound
+
+
+def intent_spec(arg_intent: FunctionIntents | None, func: Function) -> IntentSpec | None:
+    """The intents ``arg_intent`` gives ``func``: by name, else by qualified name."""
+    if not arg_intent:
+        return None
+    if not isinstance(arg_intent, Mapping):
+        raise TypeError(
+            "arg_intent must be a mapping {function name: {parameter: intent}}, "
+            f"not {type(arg_intent).__name__}"
+        )
+    spec = arg_intent.get(func.name)
+    return spec if spec is not None else arg_intent.get(func.qual_name)
+
+
+def _check_flag(skip_non_device: Any, where: str) -> None:
+    # Guards the signature change: ``exclude`` used to be the 4th parameter, NVIDIA's
+    # skip_non_device is; a set of names there must not pass silently as "true".
+    if not isinstance(skip_non_device, bool):
+        raise TypeError(
+            f"{where}(shim_writer, decl, skip_prefix, skip_non_device, exclude): "
+            f"skip_non_device must be a bool, not {type(skip_non_device).__name__}; pass the "
+            "names to leave out as exclude=... (the 5th parameter)"
+        )
+
+
+def _names(exclude: Iterable[str], where: str) -> set[str]:
+    if isinstance(exclude, str):
+        raise TypeError(
+            f"{where}: exclude must be a collection of names, not the string {exclude!r}"
+        )
+    return set(exclude)
 
 
 def runtime_call(plan: CallPlan) -> Call:

@@ -97,12 +97,12 @@ def bind_declarations(
             continue
         parent, model = parent_and_model(templ.name)
         stub = bind_cxx_class_template(
-            shim_writer,
             templ,
-            parent,
-            model,
-            decls.class_template_specializations,
-            options,
+            shim_writer,
+            parent_type=parent,
+            data_model=model,
+            specializations=decls.class_template_specializations,
+            options=options,
             partial_specializations=decls.class_template_partial_specializations,
         )
         if stub is not None:
@@ -114,9 +114,7 @@ def bind_declarations(
                 bound.alias_templates[alias.name] = stub
     functions = [f for f in decls.functions if f.name not in excluded]
     for func in functions:
-        result = bind_cxx_function(
-            shim_writer, func, arg_intents=(arg_intents or {}).get(func.name)
-        )
+        result = bind_cxx_function(shim_writer, func, arg_intent=arg_intents)
         if result is None:
             continue
         if func.is_operator:

@@ -32,7 +32,7 @@ from ast_canopy.model import (
 from numbast.planning.calls import CallPlan, plan_call
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.implicit_constructors import implicit_constructors
-from numbast.planning.intents import ArgIntent, IntentSpec, resolve_intents
+from numbast.planning.intents import IntentSpec, resolve_intents
 from numbast.planning.operators import COMPOUND, python_operator_for
 from numbast.planning.struct_layout import struct_members
 from numbast.planning.type_rules import TypeTable, UnsupportedTypeError
@@ -168,6 +168,7 @@ def plan_struct_body(
     skip: SkipReporter,
     guard: CallGuard | None = None,
     bound: BoundReporter | None = None,
+    method_intents: Callable[[Method], IntentSpec | None] | None = None,
 ) -> StructBodyRow:
     """Fields and members of ``decl`` (``object_type``: the struct's type in ``type_table``).
 
@@ -175,7 +176,8 @@ def plan_struct_body(
     model; the runtime also ignores them unless the data model is a StructModel). Members that
     cannot be bound are reported through ``skip`` and left out; ``guard`` may adjust each
     member's call (the static generator's per-arch guards); ``bound`` hears of each member
-    bound (for coverage reports).
+    bound (for coverage reports); ``method_intents`` gives a method's argument intents
+    (None: every argument ``in``).
     """
     members, reason = struct_members(decl, type_table)
     fields = None if members is None else tuple(members)
@@ -186,7 +188,8 @@ def plan_struct_body(
     this = (object_type, decl.qual_name, decl.alignof_)
     for method in decl.methods:
         try:
-            row = plan_member(decl, method, this, type_table)
+            intents = None if method_intents is None else method_intents(method)
+            row = plan_member(decl, method, this, type_table, intents)
         except (BindingError, UnsupportedTypeError) as exc:
             skip("method", method_text(method), str(exc), location_of(method))
             continue
@@ -220,11 +223,13 @@ def plan_member(
     method: Method,
     object_type: tuple[Any, str, int | None],
     type_table: TypeTable,
+    arg_intents: IntentSpec | None = None,
 ) -> MemberRow | None:
     """The row of one member of ``decl``; None for members that are not bound by design
     (non-public, deleted, copy/move constructors, destructors).
 
-    ``object_type`` is (the struct's type, its C++ spelling, its alignment).
+    ``object_type`` is (the struct's type, its C++ spelling, its alignment); ``arg_intents``
+    the intents of a method's reference and pointer parameters (methods and static methods).
     """
     if method.access is not Access.PUBLIC or method.is_deleted:
         return None
@@ -235,7 +240,10 @@ def plan_member(
         raise BindingError(not_device_callable(method))
     if method.is_variadic:
         raise BindingError("variadic methods cannot be bound")
-    params = [(p.type_, ArgIntent.IN) for p in method.params]
+    if arg_intents and kind not in (MethodKind.METHOD, MethodKind.STATIC_METHOD):
+        raise BindingError("argument intents apply to methods and static methods only")
+    intents = resolve_intents(method.qual_name, method.params, arg_intents)
+    params = [(p.type_, intent) for p, intent in zip(method.params, intents, strict=True)]
     plan = functools.partial(plan_call, type_table=type_table)
 
     def shim_name(role: str = "") -> str:

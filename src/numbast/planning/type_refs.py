@@ -42,7 +42,11 @@ class DescribedVocabulary:
 
     @staticmethod
     def unituple(element: TypeRef, count: int) -> TypeRef:
-        return TypeRef(("unituple", element.description, count), f"{element.label}[{count}]")
+        # Nested tuples are built innermost first: the new extent goes before existing ones.
+        base, bracket, extents = element.label.partition("[")
+        return TypeRef(
+            ("unituple", element.description, count), f"{base}[{count}]{bracket}{extents}"
+        )
 
 
 def builtin_ref(numba_name: str, cxx_name: str = "") -> TypeRef:

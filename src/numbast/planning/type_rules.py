@@ -90,6 +90,16 @@ class TypeTable(Generic[T]):
     def lookup(self, cxx_name: str) -> T | None:
         return self._types.get(normalize_cxx_name(cxx_name))
 
+    def unregister(self, cxx_name: str) -> None:
+        """Forget the mapping of ``cxx_name``; raises KeyError when there is none."""
+        with self._lock:
+            del self._types[normalize_cxx_name(cxx_name)]
+
+    def names(self) -> list[str]:
+        """The C++ names mapped so far (normalized spellings)."""
+        with self._lock:
+            return list(self._types)
+
     def enum_storage(self, cxx_type: Type) -> T | None:
         """The C++ storage integer type when ``cxx_type`` is (a reference to) a bound enum."""
         base = cxx_type.referenced()
@@ -120,13 +130,13 @@ class TypeTable(Generic[T]):
             return self.vocabulary.pointer(self.to_type(pointee))
         if base.kind is TypeKind.ARRAY:
             # A by-value C array only occurs as a field; parameters decay to pointers in clang.
+            # ``T[M][N]`` is M rows of N elements: a tuple of M tuples of N, as C++ lays it out.
             if base.pointee is None:
                 raise UnsupportedTypeError(f"array type {base.name!r} has no element information")
-            element = self.to_type(base.pointee)
-            count = 1
-            for extent in base.array_extents:
-                count *= extent
-            return self.vocabulary.unituple(element, count)
+            mapped = self.to_type(base.pointee)
+            for extent in reversed(base.array_extents):
+                mapped = self.vocabulary.unituple(mapped, extent)
+            return mapped
         if base.kind is TypeKind.DEPENDENT:
             raise UnsupportedTypeError(f"{base.name!r} depends on a template parameter")
         name = value_type_name(base)

@@ -108,6 +108,7 @@ def make_struct_stub(python_name: str, qual_name: str, numba_type: types.Type) -
         (BoundCxxStruct,),
         {
             "_numba_type_": numba_type,
+            "_nbtype": numba_type,  # NVIDIA Numbast's name for it
             "_cxx_name_": qual_name,
             "_numbast_stub_": True,
             "__doc__": f"CUDA C++ type {qual_name} (bound from C++).",

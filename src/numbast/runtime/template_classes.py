@@ -78,7 +78,8 @@ class ClassTemplateStub:
 
     def __init__(self, binder: ClassTemplateBinder) -> None:
         self._binder = binder
-        self.__name__ = self.__qualname__ = binder.row.python_name
+        # NVIDIA's Numbast names the object of a class template by its qualified C++ name.
+        self.__name__ = self.__qualname__ = binder.row.qual_name.removeprefix("::")
         self.__doc__ = f"CUDA C++ class template {binder.row.qual_name} (bound from C++)."
 
     def __getitem__(self, arguments: Any) -> type:
@@ -87,10 +88,11 @@ class ClassTemplateStub:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         params = ", ".join(p.name for p in self._binder.params)
+        name = self._binder.row.python_name
         raise TypeError(
             f"{self._binder.row.qual_name} is a class template: give its template arguments "
-            f"({params}) first, e.g. {self.__name__}[types.float32, ...](...), or by name "
-            f"inside a kernel, {self.__name__}(..., {self._binder.params[0].name}=...)"
+            f"({params}) first, e.g. {name}[types.float32, ...](...), or by name "
+            f"inside a kernel, {name}(..., {self._binder.params[0].name}=...)"
         )
 
     def __repr__(self) -> str:
@@ -419,10 +421,11 @@ class ClassTemplateBinder:
                         returns_first_argument=compound)  # fmt: skip
         elif kind == rows.STATIC_METHOD:
             body = functools.partial(function_call_body, f"{instance}::{member.cxx_name}")
-            call = plan(result, body)
+            call = plan(result, body, modes=self.context.member_modes(self.row.qual_name, member))
         else:
             call = plan(result, functools.partial(method_call_body, member.cxx_name),
-                        object_value=this)  # fmt: skip
+                        object_value=this,
+                        modes=self.context.member_modes(self.row.qual_name, member))  # fmt: skip
         return MemberRow(kind, member.name, call, member.flag)
 
     # -- construction inside kernels ----------------------------------------------------------

@@ -39,7 +39,10 @@ from .template_probe import Probe, TemplateInstantiationError
 from .templates import (
     NEEDS_COMPILER,
     TemplateContext,
+    call_layout,
     complete_arguments,
+    deduce_from_call,
+    intent_modes,
     keyword_arguments,
     lower_without_keywords,
     needs_compiler_for_result,
@@ -130,11 +133,16 @@ class FunctionTemplateStub:
 class FunctionTemplateBinder:
     """One function template of one set of bindings."""
 
-    def __init__(self, row: FunctionTemplateRow, context: TemplateContext) -> None:
+    def __init__(
+        self, row: FunctionTemplateRow, context: TemplateContext, intents: Sequence[str] = ()
+    ) -> None:
+        """``intents``: the argument intent of each parameter of the function (``in``,
+        ``inout_ptr``, ``out_ptr``, ``out_return``); none given: all ``in``."""
         self.row = rows.function_template_row(row)
         self.callable = self.row.callable
         self.params = self.row.params
         self.context = context
+        self.modes = intent_modes(intents, len(self.callable.params))
 
     @property
     def is_operator(self) -> bool:
@@ -182,13 +190,10 @@ class _Instantiator:
         """Whether the template's arguments can be deduced (or defaulted) from ``args`` alone,
         without instantiating it: a plain overload then only matches exactly (C++'s order)."""
         binder, row = self.binder, self.binder.callable
-        required = sum(1 for _name, _type, has_default in row.params if not has_default)
-        if not required <= len(args) <= len(row.params):
-            return False
         deduction = Deduction(binder.params, self.explicit)
         try:
-            for (_name, type_row, _default), actual in zip(row.params, args, strict=False):
-                deduction.deduce(type_row.pattern, actual)
+            layout = call_layout(row.params, binder.modes, len(args), binder.row.qual_name)
+            deduce_from_call(deduction, row.params, binder.modes, layout, args)
         except TypingError:
             return False
         return all(
@@ -207,9 +212,7 @@ class _Instantiator:
             )
         if any(value is None for value in keywords.values()):
             return None  # a value parameter given as a non-constant: Numba retries with literals
-        required = sum(1 for _name, _type, has_default in row.params if not has_default)
-        if not required <= len(args) <= len(row.params):
-            raise TypingError(f"{binder.row.qual_name} takes {len(row.params)} argument(s)")
+        layout = call_layout(row.params, binder.modes, len(args), binder.row.qual_name)
         if binder.is_operator and not any(is_bound_type(a) for a in args):
             # C++ overloads operators only for class and enum operands; without this an
             # unconstrained template would capture every int + int in every kernel.
@@ -217,8 +220,7 @@ class _Instantiator:
         deduction = Deduction(binder.params, self.explicit)
         for index, argument in keywords.items():
             deduction.bind(index, argument)
-        for (_name, type_row, _default), actual in zip(row.params, args, strict=False):
-            deduction.deduce(type_row.pattern, actual)
+        deduce_from_call(deduction, row.params, binder.modes, layout, args)
         try:
             arguments = complete_arguments(
                 binder.context,
@@ -227,7 +229,7 @@ class _Instantiator:
                 binder.row.qual_name,
                 hint=f"give it explicitly: {binder.row.python_name or 'f'}[...](...) or by name",
             )
-            call = self._call(arguments, len(args))
+            call = self._call(arguments, len(layout))
         except TemplateInstantiationError as exc:
             raise TypingError(str(exc)) from None
         for actual, formal in zip(args, call.visible_args, strict=True):
@@ -242,6 +244,8 @@ class _Instantiator:
         return template_id(self.binder.row.qual_name, arguments)
 
     def _call(self, arguments: list[TemplateArgument], arity: int) -> Call:
+        """The instance's call with the first ``arity`` parameters (trailing defaulted ones
+        left out)."""
         key = (tuple(a.key for a in arguments), arity)
         with self._lock:
             known = self._calls.get(key)
@@ -299,6 +303,7 @@ class _Instantiator:
             body,
             callee=callee,
             returns_first_argument=compound,
+            modes=binder.modes[:arity],
         )
         return Call.from_plan(plan)
 

@@ -30,7 +30,9 @@ from .template_probe import Probe, TemplateInstantiationError
 from .templates import (
     NEEDS_COMPILER,
     TemplateContext,
+    call_layout,
     complete_arguments,
+    deduce_from_call,
     keyword_arguments,
     lower_without_keywords,
     needs_compiler_for_result,
@@ -102,7 +104,7 @@ class _Dispatcher:
     def lower(self, context, builder, sig, args):
         call = self.calls[sig.args]
         library = self.members[0].context.library
-        count = len(call.arguments)  # the receiver and the call's own arguments
+        count = len(call.visible_args)  # the receiver and the arguments the call passes
         return lower_without_keywords(call, library, count)(context, builder, sig, args)
 
 
@@ -121,6 +123,8 @@ class _MemberTemplate:
         self._calls: dict[tuple, Call | str] = {}
         self._lock = threading.Lock()
         self.dispatcher: _Dispatcher | None = None  # set when its method name is registered
+        owner = getattr(numba_type, "template_qual_name", None) or cxx_spelling_of(numba_type)
+        self.modes = context.member_modes(owner, row)
 
     def signature_for(self, typing_context, this, args, kws):
         row, own = self.row, self.row.own_params
@@ -130,14 +134,14 @@ class _MemberTemplate:
             raise TypingError(f"{row.declaration}: {', '.join(others)} is no template parameter")
         if any(value is None for value in keywords.values()):
             return None  # a value given as a non-constant: Numba retries with literals
-        if len(args) != len(row.params):
-            raise TypingError(f"{row.declaration} takes {len(row.params)} argument(s)")
+        layout = call_layout(row.params, self.modes, len(args), row.declaration)
+        if len(layout) != len(row.params):
+            raise TypingError(f"{row.declaration}: give every argument")
         offset = len(self.class_arguments)
         deduction = Deduction((*self._class_params(), *own), self.class_arguments)
         for index, argument in keywords.items():
             deduction.bind(offset + index, argument)
-        for (_name, type_row, _default), actual in zip(row.params, args, strict=True):
-            deduction.deduce(type_row.pattern, actual)
+        deduce_from_call(deduction, row.params, self.modes, layout, args)
         own_given = {i - offset: a for i, a in deduction.arguments.items() if i >= offset}
         try:
             own_arguments = complete_arguments(
@@ -209,5 +213,6 @@ class _MemberTemplate:
             functools.partial(method_call_body, method),
             callee=f"::{this}::{method}",
             object_value=object_value,
+            modes=self.modes,
         )
         return Call.from_plan(plan)

@@ -24,7 +24,7 @@ from numba.cuda import types
 from .call_plans import CallPlan, ShimValue, assemble_call
 from .cxx_types import canonical_spelling, cxx_spelling_of, numba_type_of, register_spelling
 from .overloads import DEFAULT_REGISTRIES, Registries
-from .rows import TemplateCallableRow, TemplateTypeRow
+from .rows import COPY, HIDDEN_OUT, POINTER, TemplateCallableRow, TemplateTypeRow
 from .shim_library import ShimLibrary
 from .state import LOCK, shared_table
 from .template_args import TemplateArgument, integer_value, substitute, type_argument
@@ -81,6 +81,15 @@ class TemplateContext:
         self._arch = arch
         self.store: InstanceStore = store if store is not None else MemoryInstances()
         self.class_templates: dict[str, Any] = {}
+        # (class, method name, parameter names) -> argument intents, given when binding
+        self.member_intents: dict[tuple[str, str, tuple[str, ...]], tuple[str, ...]] = {}
+
+    def member_modes(self, owner: str, member: TemplateCallableRow) -> tuple[str, ...]:
+        """How each parameter of ``member`` (a method of class ``owner``) crosses its shim,
+        from the argument intents given for it."""
+        names = tuple(name for name, _type, _default in member.params)
+        intents = self.member_intents.get((canonical_spelling(owner), member.name, names), ())
+        return intent_modes(intents, len(member.params))
 
     # -- where -----------------------------------------------------------------------------
     @property
@@ -257,17 +266,104 @@ def plan_instance_call(
     callee: str,
     object_value: ShimValue | None = None,
     returns_first_argument: bool = False,
+    modes: Sequence[str] = (),
 ) -> CallPlan:
-    """The call of one instantiated callable, its parameter and result types known."""
+    """The call of one instantiated callable, its parameter and result types known.
+
+    ``modes`` says how each parameter crosses the shim (``rows.COPY`` when not given; argument
+    intents make ``POINTER`` and ``HIDDEN_OUT`` ones)."""
     values = [] if object_value is None else [object_value]
-    for (_name, type_row, _default), numba_type in zip(
-        callable_row.params, parameter_types, strict=False
+    for index, ((name, type_row, _default), numba_type) in enumerate(
+        zip(callable_row.params, parameter_types, strict=False)
     ):
-        values.append(shim_value(numba_type, type_row))
+        mode = modes[index] if index < len(modes) else COPY
+        values.append(_crossing(numba_type, type_row, mode, name))
     result = None if result_type is None else shim_value(result_type)
     signature = ", ".join(v.spelling for v in values)
-    name = shim_name(callable_row.name or callee, f"{callee}({signature})|{callable_row.kind}")
+    how = "" if all(mode == COPY for mode in modes) else f"|{','.join(modes)}"
+    name = shim_name(callable_row.name or callee, f"{callee}({signature})|{callable_row.kind}{how}")
     return assemble_call(name, values, result, body, returns_first_argument)
+
+
+def _crossing(numba_type: types.Type, type_row: TemplateTypeRow, mode: str, name: str) -> ShimValue:
+    value = shim_value(numba_type, type_row)
+    if mode == COPY:
+        return value
+    if value.enum:
+        raise TemplateInstantiationError(f"enum parameter {name} is only bound as an input")
+    if mode == POINTER and not type_row.reference and isinstance(numba_type, types.CPointer):
+        # A C++ pointer parameter: the kernel's pointer is passed on as it is.
+        return shim_value(numba_type.dtype)._replace(mode=POINTER, pointer=True)
+    return value._replace(mode=mode, rvalue=False)
+
+
+# Argument intents (Numbast's arg_intent) -> how the parameter crosses a template's shim.
+INTENT_MODES = {"in": COPY, "inout_ptr": POINTER, "out_ptr": POINTER, "out_return": HIDDEN_OUT}
+
+
+def intent_modes(intents: Sequence[str], count: int) -> tuple[str, ...]:
+    """One crossing mode per parameter of a callable with ``count`` parameters."""
+    if not intents:
+        return (COPY,) * count
+    return tuple(INTENT_MODES[intent] for intent in intents)
+
+
+def call_layout(
+    params: Sequence[tuple], modes: Sequence[str], count: int, what: str
+) -> list[int | None]:
+    """Which call argument each parameter takes, for a call with ``count`` arguments: one
+    entry per parameter the call uses (a prefix of ``params``: C++ leaves out only trailing
+    defaulted ones), None for out_return parameters, which the call does not pass. Raises
+    TypingError when ``count`` arguments cannot fill the parameters."""
+    from numba.cuda.core.errors import TypingError
+
+    visible = [i for i, mode in enumerate(modes) if mode != HIDDEN_OUT]
+    hidden = [i for i, mode in enumerate(modes) if mode == HIDDEN_OUT]
+    if count > len(visible):
+        raise TypingError(f"{what} takes {len(visible)} argument(s), {count} given")
+    given = visible[:count]
+    used = max(given + hidden, default=-1) + 1
+    layout: list[int | None] = []
+    for index in range(used):
+        if modes[index] == HIDDEN_OUT:
+            layout.append(None)
+        elif index in given:
+            layout.append(given.index(index))
+        else:
+            raise TypingError(
+                f"{what}: parameter {params[index][0] or index} must be given (an out_return "
+                "parameter follows it)"
+            )
+    missing = [p[0] or str(i) for i, p in enumerate(params[used:], used) if not p[2]]
+    if missing:
+        raise TypingError(f"{what}: missing argument(s) for {', '.join(missing)}")
+    return layout
+
+
+def deduce_from_call(
+    deduction: Any,
+    params: Sequence[tuple],
+    modes: Sequence[str],
+    layout: Sequence[int | None],
+    args: Sequence[types.Type],
+) -> None:
+    """Deduce template arguments from the call's argument types: a parameter passed by pointer
+    (inout_ptr / out_ptr on a reference) deduces from the pointee."""
+    from numba.cuda.core.errors import TypingError
+
+    for index, position in enumerate(layout):
+        if position is None:
+            continue
+        name, type_row, _default = params[index]
+        actual = args[position]
+        if modes[index] == POINTER and type_row.reference:
+            if not isinstance(actual, types.CPointer):
+                raise TypingError(
+                    f"parameter {name or index} is passed by pointer (its argument intent): "
+                    f"give a pointer, not {actual}"
+                )
+            actual = actual.dtype
+        deduction.deduce(type_row.pattern, actual)
 
 
 def register_instance_spelling(spelling: str, numba_type: types.Type) -> None:

@@ -4,7 +4,7 @@ A bound class template is an object indexed with template arguments in C++ order
 (or bound structs / enums, NumPy scalar types) for type parameters, ints or bools for non-type
 ones; trailing defaulted parameters may be left out::
 
-    Vec = bind_cxx_class_template(shim_writer, decls.class_templates[0])
+    Vec = bind_cxx_class_template(decls.class_templates[0], shim_writer)
     Vec3f = Vec[types.float32, 3]          # on the host, before the kernel
     @cuda.jit
     def kernel(out):
@@ -22,7 +22,9 @@ returns; partial specializations give the members of the instances they match.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from numba.cuda import types
 from numba.cuda.datamodel.models import StructModel
@@ -34,37 +36,61 @@ from ast_canopy.model import (
     ClassTemplateSpecialization,
 )
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE
-from numbast.dynamic.structs import bind_cxx_struct
+from numbast.dynamic.structs import bind_cxx_struct, method_intent_spec
 from numbast.planning.declarations import location_of
 from numbast.planning.diagnostics import BindingError, warn_skipped
 from numbast.planning.templates import alias_template_row, class_template_row
 from numbast.planning.type_rules import normalize_cxx_name
+from numbast.runtime.cxx_types import canonical_spelling
 from numbast.runtime.shim_library import ShimLibrary
 from numbast.runtime.template_bindings import AliasTemplateStub
 from numbast.runtime.template_classes import ClassTemplateBinder, ClassTemplateStub
 from numbast.runtime.templates import _CLASS_TEMPLATES
-from numbast.templates.context import InstantiationOptions, context_for, known_class_templates
+from numbast.templates.context import (
+    InstantiationOptions,
+    context_for,
+    known_class_templates,
+    template_intents,
+)
 
 
 def bind_cxx_class_template(
+    class_template_decl: ClassTemplate,
     shim_writer: ShimLibrary,
-    templ_decl: ClassTemplate,
+    header_path: str | os.PathLike[str] | None = None,
+    *,
+    arg_intent: Mapping[str, Any] | None = None,
     parent_type: type[types.Type] = types.Type,
     data_model: type = StructModel,
     specializations: Iterable[ClassTemplateSpecialization] = (),
     options: InstantiationOptions | None = None,
     python_name: str | None = None,
-    *,
     partial_specializations: Iterable[ClassTemplatePartialSpecialization] = (),
 ) -> ClassTemplateStub | None:
-    """Bind the class template ``templ_decl``; returns the object to index with template
-    arguments (``Vec[types.float32, 3]``), or None when it is skipped (with one warning).
+    """Bind the class template ``class_template_decl`` (NVIDIA's signature); returns the object
+    to call in kernels with template arguments by name (``Vec(x, T=np.float32, N=3)``) or to
+    index on the host (``Vec[types.float32, 3]``), or None when it is skipped (one warning).
 
-    ``specializations`` of the header (those of other templates are ignored) with a layout are
-    bound now as structs, so functions taking them can be bound too; ``partial_specializations``
-    give the members of the instances they match. ``parent_type`` and ``data_model`` apply to
-    every instance, as in ``bind_cxx_struct``; ``options`` say how to instantiate.
+    ``header_path`` (NVIDIA's) is the header declaring the template; the shim writer's
+    preceding text includes it already, so it is only checked to exist. ``arg_intent`` gives
+    methods' argument intents, ``{"Vec": {"method": {"param": "out_return"}}}``. Ours, by
+    keyword: ``specializations`` of the header (those of other templates are ignored) with a
+    layout are bound now as structs, so functions taking them can be bound too;
+    ``partial_specializations`` give the members of the instances they match; ``parent_type``
+    and ``data_model`` apply to every instance, as in ``bind_cxx_struct``; ``options`` say how
+    to instantiate.
     """
+    templ_decl = class_template_decl
+    if not isinstance(templ_decl, ClassTemplate):
+        raise TypeError(
+            "bind_cxx_class_template(class_template_decl, shim_writer, header_path): the first "
+            f"argument is a ClassTemplate declaration, not {type(templ_decl).__name__}"
+        )
+    if header_path is not None and not os.path.isfile(header_path):
+        raise FileNotFoundError(
+            f"bind_cxx_class_template: header_path {os.fspath(header_path)!r} (of "
+            f"{templ_decl.qual_name}) does not exist"
+        )
     own = normalize_cxx_name(templ_decl.qual_name)
     partials = [
         p for p in partial_specializations if normalize_cxx_name(p.template_qual_name) == own
@@ -79,6 +105,7 @@ def bind_cxx_class_template(
             python_name,
             partials=partials,
         )
+        intents = _method_intents(templ_decl, arg_intent)
     except BindingError as exc:
         warn_skipped(
             "class template", templ_decl.qual_name, str(exc), location_of(templ_decl.record)
@@ -89,50 +116,82 @@ def bind_cxx_class_template(
         if normalize_cxx_name(spec.template_qual_name) != own or spec.record.sizeof_ is None:
             continue
         stub = bind_cxx_struct(
-            shim_writer, spec.record, parent_type, data_model, (), spec.qual_name
+            shim_writer, spec.record, parent_type, data_model, python_name=spec.qual_name
         )
         if stub is not None:
             header_specializations[tuple(spec.template_arguments)] = stub
+    context = context_for(shim_writer, options)
+    context.member_intents.update(intents)
     binder = ClassTemplateBinder(
-        row,
-        context_for(shim_writer, options),
-        {args: stub._numba_type_ for args, stub in header_specializations.items()},
+        row, context, {args: stub._numba_type_ for args, stub in header_specializations.items()}
     )
     for args, stub in header_specializations.items():
         binder.add_specialization_stub(args, stub)
     return binder.stub
 
 
+def _method_intents(templ_decl: ClassTemplate, arg_intent: Mapping[str, Any] | None) -> dict:
+    """(class, method, parameter names) -> the intents ``arg_intent`` gives each method."""
+    record = templ_decl.record
+    names = {record.name, templ_decl.qual_name}
+    found = {}
+    methods = [*record.methods, *(t.function for t in record.templated_methods)]
+    for method in methods:
+        spec = method_intent_spec(arg_intent, names, method)
+        if spec:
+            key = (
+                canonical_spelling(templ_decl.qual_name),
+                method.name,
+                tuple(p.name for p in method.params),
+            )
+            found[key] = template_intents(method.params, spec, method.qual_name)
+    return found
+
+
 def bind_cxx_class_templates(
-    shim_writer: ShimLibrary,
-    templ_decls: Iterable[ClassTemplate],
+    class_templates: Iterable[ClassTemplate],
+    header_path: str | os.PathLike[str] | None = None,
+    shim_writer: ShimLibrary | None = None,
+    *,
+    arg_intent: Mapping[str, Any] | None = None,
     specializations: Iterable[ClassTemplateSpecialization] = (),
     parent_types: Mapping[str, type[types.Type]] | None = None,
     data_models: Mapping[str, type] | None = None,
     options: InstantiationOptions | None = None,
     exclude: Iterable[str] = (),
-    *,
     partial_specializations: Sequence[ClassTemplatePartialSpecialization] = (),
-) -> dict[str, ClassTemplateStub]:
-    """Bind several class templates (per-template parent types and data models by name)."""
+) -> list[ClassTemplateStub]:
+    """Bind several class templates (NVIDIA's signature); returns their objects in order
+    (skipped ones left out, warned). Per-template parent types and data models are looked up by
+    name; the other keywords are those of :func:`bind_cxx_class_template`."""
+    if shim_writer is None:
+        raise TypeError("bind_cxx_class_templates: shim_writer is required")
     excluded = set(exclude)
     specializations = list(specializations)
-    bound: dict[str, ClassTemplateStub] = {}
-    for decl in templ_decls:
+    bound: list[ClassTemplateStub] = []
+    for decl in class_templates:
         if decl.name in excluded:
             continue
         stub = bind_cxx_class_template(
-            shim_writer,
             decl,
-            (parent_types or {}).get(decl.name, types.Type),
-            (data_models or {}).get(decl.name, StructModel),
-            specializations,
-            options,
+            shim_writer,
+            header_path,
+            arg_intent=arg_intent,
+            parent_type=(parent_types or {}).get(decl.name, types.Type),
+            data_model=(data_models or {}).get(decl.name, StructModel),
+            specializations=specializations,
+            options=options,
             partial_specializations=partial_specializations,
         )
         if stub is not None:
-            bound[decl.name] = stub
+            bound.append(stub)
     return bound
+
+
+def clear_concrete_type_caches() -> None:
+    """NVIDIA's reset of its class template instance caches. Instances here are cached per
+    bound template, and rebinding makes a new template object with its own, so there is
+    nothing to reset."""
 
 
 def bind_cxx_alias_template(
@@ -184,4 +243,5 @@ __all__ = [
     "InstantiationOptions",
     "bind_cxx_class_template",
     "bind_cxx_class_templates",
+    "clear_concrete_type_caches",
 ]

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ast_canopy.model import FunctionTemplate
-from numbast.dynamic.functions import FUNCTION_STUBS
+from numbast.dynamic.functions import FUNCTION_STUBS, FunctionIntents, intent_spec
 from numbast.planning.declarations import location_of
 from numbast.planning.diagnostics import BindingError, warn_skipped
 from numbast.planning.templates import function_template_row
@@ -27,7 +27,12 @@ from numbast.runtime.template_functions import (
     FunctionTemplateStub,
     bind_operator_template,
 )
-from numbast.templates.context import InstantiationOptions, context_for, known_class_templates
+from numbast.templates.context import (
+    InstantiationOptions,
+    context_for,
+    known_class_templates,
+    template_intents,
+)
 
 _LOCK = threading.Lock()
 # qualified name -> the template stub (also where a plain stub of the same name exists)
@@ -35,25 +40,56 @@ _TEMPLATE_STUBS: dict[str, FunctionTemplateStub] = {}
 
 
 def bind_cxx_function_template(
-    shim_writer: ShimLibrary,
-    templ_decl: FunctionTemplate,
+    shim_writer: ShimLibrary | None = None,
+    templ_decl: FunctionTemplate | None = None,
     options: InstantiationOptions | None = None,
     python_name: str | None = None,
+    *,
+    name: str | None = None,
+    overloads: Iterable[FunctionTemplate] | None = None,
+    arg_intent: FunctionIntents | None = None,
 ) -> Any:
-    """Bind the function template ``templ_decl``; returns the stub kernels call (for an
-    operator template, the ``operator`` function it binds to), or None when it is skipped
-    (with one BindingSkippedWarning saying why).
+    """Bind a function template; returns the stub kernels call (for an operator template, the
+    ``operator`` function it binds to), or None when it is skipped (with one
+    BindingSkippedWarning saying why).
 
+    Give one declaration, ``bind_cxx_function_template(shim_writer, templ_decl)``, or NVIDIA's
+    keywords: ``name=`` (the Python name) and ``overloads=`` (the templates of that name).
     Function templates with the same qualified name share one stub; Numba tries them in the
     order they were bound, after plain overloads of the same name (C++ prefers those).
+    ``arg_intent`` maps function names to their parameters' intents, as for plain functions.
     """
+    if shim_writer is None:
+        raise TypeError("bind_cxx_function_template: shim_writer is required")
+    if (templ_decl is None) == (overloads is None):
+        raise TypeError(
+            "bind_cxx_function_template: give one declaration (templ_decl) or NVIDIA's "
+            "overloads=[...] with name=..., not both"
+        )
+    if overloads is None:
+        return _bind_one(shim_writer, templ_decl, options, python_name or name, arg_intent)
+    stub = None
+    for decl in overloads:
+        bound = _bind_one(shim_writer, decl, options, python_name or name, arg_intent)
+        stub = stub if bound is None else bound
+    return stub
+
+
+def _bind_one(
+    shim_writer: ShimLibrary,
+    templ_decl: FunctionTemplate,
+    options: InstantiationOptions | None,
+    python_name: str | None,
+    arg_intent: FunctionIntents | None,
+) -> Any:
     func = templ_decl.function
     try:
         row = function_template_row(templ_decl, known_class_templates(), python_name)
+        intents = template_intents(func.params, intent_spec(arg_intent, func), func.qual_name)
     except BindingError as exc:
         warn_skipped("function template", _text(templ_decl), str(exc), location_of(func))
         return None
-    binder = FunctionTemplateBinder(row, context_for(shim_writer, options))
+    binder = FunctionTemplateBinder(row, context_for(shim_writer, options), intents)
     if row.operator:
         return bind_operator_template(binder)
     with _LOCK:
@@ -75,19 +111,33 @@ def _text(templ_decl: FunctionTemplate) -> str:
 
 
 def bind_cxx_function_templates(
-    shim_writer: ShimLibrary,
-    templ_decls: Iterable[FunctionTemplate],
+    shim_writer: ShimLibrary | None = None,
+    function_templates: Iterable[FunctionTemplate] = (),
     options: InstantiationOptions | None = None,
-    exclude: Iterable[str] = (),
+    exclude: Iterable[str] | None = (),
+    *,
+    skip_prefix: str | None = None,
+    skip_non_device: bool = True,
+    arg_intent: FunctionIntents | None = None,
 ) -> list[Any]:
-    """Bind every function template; returns the distinct stubs/operators bound."""
-    excluded = set(exclude)
+    """Bind every function template; returns the distinct stubs bound, in order (operator
+    templates bind to the Python operators and are not listed, as in NVIDIA's Numbast).
+
+    NVIDIA's keywords work: ``bind_cxx_function_templates(function_templates=...,
+    shim_writer=..., skip_prefix=..., exclude=..., arg_intent=...)``; templates whose name
+    starts with ``skip_prefix`` or is in ``exclude`` are left out. Templates that are not
+    device-callable are left out with a warning whatever ``skip_non_device`` says.
+    """
+    if not isinstance(skip_non_device, bool):
+        raise TypeError("bind_cxx_function_templates: skip_non_device must be a bool")
+    excluded = set(exclude or ())
     bound: list[Any] = []
-    for decl in templ_decls:
-        if decl.name in excluded:
+    for decl in function_templates:
+        name = decl.function.name
+        if name in excluded or (skip_prefix and name.startswith(skip_prefix)):
             continue
-        result = bind_cxx_function_template(shim_writer, decl, options)
-        if result is not None and result not in bound:
+        result = bind_cxx_function_template(shim_writer, decl, options, arg_intent=arg_intent)
+        if result is not None and not decl.function.is_operator and result not in bound:
             bound.append(result)
     return bound
 
