@@ -8,6 +8,7 @@ Each function is planned into a row and applied at once through the runtime's on
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -26,9 +27,22 @@ from numbast.runtime.shim_library import ShimLibrary
 
 logger = logging.getLogger(__name__)
 
-# One stub per C++ qualified name, process-wide: binding a name again (or another overload of
-# it) extends the same stub. Function templates join these stubs too.
-FUNCTION_STUBS = FunctionStubs(by_qual_name=True)
+_STUBS_LOCK = threading.Lock()
+
+
+def function_stubs(shim_writer: ShimLibrary) -> FunctionStubs:
+    """The stubs of the functions bound with ``shim_writer``: one per C++ qualified name, so
+    binding a name again (or another overload of it) with the same writer extends the same
+    stub, and function templates of that name join it. Bindings made with another writer are
+    other objects, so a kernel links only the shims of the writer whose bindings it calls (a
+    header's non-inline definitions then never meet twice in one link)."""
+    with _STUBS_LOCK:
+        stubs = getattr(shim_writer, "_numbast_function_stubs", None)
+        if stubs is None:
+            stubs = FunctionStubs(by_qual_name=True)
+            shim_writer._numbast_function_stubs = stubs
+        return stubs
+
 
 # NVIDIA's arg_intent: {function name: {parameter name or index: intent}}.
 FunctionIntents = Mapping[str, IntentSpec]
@@ -67,7 +81,8 @@ def bind_cxx_function(
         return None
     writer = RowWriter()
     indexed = writer.function(row)
-    return apply_function(indexed, writer.types, writer.shims, shim_writer, FUNCTION_STUBS)
+    stubs = function_stubs(shim_writer)
+    return apply_function(indexed, writer.types, writer.shims, shim_writer, stubs)
 
 
 def bind_cxx_functions(

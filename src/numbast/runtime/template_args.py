@@ -165,7 +165,10 @@ class Deduction:
         previous = self.arguments.get(index)
         if previous is not None and previous.key != argument.key:
             name = self.params[index].name
-            raise DeductionError(f"{name} deduced as both {previous} and {argument}")
+            raise DeductionError(
+                f"Template parameter conflict for {name!r}: {name} deduced as both {previous} "
+                f"and {argument}"
+            )
         self.arguments[index] = argument
 
 

@@ -126,6 +126,7 @@ class ClassTemplateBinder:
         self.stub = ClassTemplateStub(self)
         context.add_class_template(self)
         self._specializations: dict[tuple[str, ...], tuple] = {}
+        self._ambiguous: dict[str, set[tuple]] = {}  # instance -> constructor argument types
         for spelled, numba_type in dict(specialization_types).items():
             self._add_specialization(tuple(spelled), numba_type)
         if register:
@@ -368,7 +369,7 @@ class ClassTemplateBinder:
             return answered[slot] if found is NEEDS_COMPILER else found
 
         fields = [(name, resolved(f"f{i}", t)) for i, (name, t) in enumerate(row.fields)]
-        members = []
+        members: list[MemberRow] = []
         member_templates = tuple(member for member in row.members if member.own_params)
         for m, member in enumerate(row.members):
             if member.own_params:
@@ -379,12 +380,30 @@ class ClassTemplateBinder:
                 )
             except (TypeError, TemplateInstantiationError) as exc:
                 logger.info("%s: member %s is not bound: %s", spelling, member.declaration, exc)
+        self._note_ambiguous_constructors(spelling, members)
         return StructBodyRow(
             _natural_fields(fields, layout),
             tuple(row.public_fields),
             tuple(members),
             member_templates,
         )
+
+    def _note_ambiguous_constructors(self, spelling: str, members: Sequence[MemberRow]) -> None:
+        """Remember the argument types that more than one constructor of the instance takes
+        (``Ambig(T)`` beside ``Ambig(const T &)``): C++ cannot choose between them, so a
+        kernel constructing from them is an error at typing, not at link time."""
+        seen: set[tuple] = set()
+        for member in members:
+            if member.kind != rows.CONSTRUCTOR:
+                continue
+            taken = tuple(
+                types.CPointer(a.type) if a.mode == rows.POINTER else a.type
+                for a in member.call.arguments
+                if a.mode != rows.HIDDEN_OUT
+            )
+            if taken in seen:
+                self._ambiguous.setdefault(spelling, set()).add(taken)
+            seen.add(taken)
 
     def _member(
         self,
@@ -462,6 +481,13 @@ class ClassTemplateBinder:
             for c in map(TemplateCallableRow._make, self.row.members)
             if c.kind == rows.CONSTRUCTOR
         ]
+        most = max((len(c.params) for c in constructors), default=0)
+        if len(args) > most:
+            names = ", ".join(f"{p.name}=..." for p in self.params)
+            raise TypingError(
+                f"{self.row.qual_name}: expected at most {most} constructor args, got "
+                f"{len(args)} positional args; template arguments are given by name ({names})"
+            )
         try:
             arguments, order = self._deduce_from_constructor(constructors, args, template_kws,
                                                              ctor_kws)  # fmt: skip
@@ -471,6 +497,13 @@ class ClassTemplateBinder:
         ctor_args = [types.unliteral(a) for a in args] + [ctor_kws[n] for n in order]
         function_type = typing_context.resolve_value_type(stub)
         ctor_sig = typing_context.resolve_function_type(function_type, tuple(ctor_args), {})
+        if ctor_sig is not None and tuple(ctor_sig.args) in self._ambiguous.get(
+            stub._cxx_name_, ()
+        ):
+            raise TypingError(
+                f"Ambiguous constructor selection for {stub._cxx_name_}: more than one "
+                f"constructor takes ({', '.join(map(str, ctor_sig.args))})"
+            )
         if ctor_sig is None:
             raise TypingError(
                 f"{stub._cxx_name_} has no constructor taking ({', '.join(map(str, ctor_args))})"

@@ -142,11 +142,19 @@ class _MemberTemplate:
         for index, argument in keywords.items():
             deduction.bind(offset + index, argument)
         deduce_from_call(deduction, row.params, self.modes, layout, args)
-        own_given = {i - offset: a for i, a in deduction.arguments.items() if i >= offset}
+        # Defaults may name the class's parameters (``template <int M = N>``): complete the
+        # class's and the method's arguments together, numbered as the row numbers them.
+        given = dict(enumerate(self.class_arguments))
+        given.update({i: a for i, a in deduction.arguments.items() if i >= offset})
         try:
-            own_arguments = complete_arguments(
-                self.context, own, own_given, row.declaration, hint="give it by name"
+            complete = complete_arguments(
+                self.context,
+                (*self._class_params(), *own),
+                given,
+                row.declaration,
+                hint="give it by name",
             )
+            own_arguments = complete[offset:]
             call = self._call([*self.class_arguments, *own_arguments], own_arguments)
         except TemplateInstantiationError as exc:
             raise TypingError(str(exc)) from None

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ast_canopy.model import FunctionTemplate
-from numbast.dynamic.functions import FUNCTION_STUBS, FunctionIntents, intent_spec
+from numbast.dynamic.functions import FunctionIntents, function_stubs, intent_spec
 from numbast.planning.declarations import location_of
 from numbast.planning.diagnostics import BindingError, warn_skipped
 from numbast.planning.templates import function_template_row
@@ -35,8 +35,14 @@ from numbast.templates.context import (
 )
 
 _LOCK = threading.Lock()
-# qualified name -> the template stub (also where a plain stub of the same name exists)
-_TEMPLATE_STUBS: dict[str, FunctionTemplateStub] = {}
+
+
+def _template_stubs(shim_writer: ShimLibrary) -> dict[str, FunctionTemplateStub]:
+    """Qualified name -> the template stub, per shim writer (as plain function stubs are)."""
+    stubs = getattr(shim_writer, "_numbast_template_stubs", None)
+    if stubs is None:
+        stubs = shim_writer._numbast_template_stubs = {}
+    return stubs
 
 
 def bind_cxx_function_template(
@@ -93,13 +99,13 @@ def _bind_one(
     if row.operator:
         return bind_operator_template(binder)
     with _LOCK:
-        stub = _TEMPLATE_STUBS.get(func.qual_name)
+        stubs = _template_stubs(shim_writer)
+        stub = stubs.get(func.qual_name)
         if stub is None:
-            stub = FunctionTemplateStub(func.qual_name, row.python_name)
-            _TEMPLATE_STUBS[func.qual_name] = stub
+            stub = stubs[func.qual_name] = FunctionTemplateStub(func.qual_name, row.python_name)
     # Whichever of the plain overloads and the templates is bound first provides the one
     # object for the name; a plain stub bound earlier gets the templates too.
-    plain = FUNCTION_STUBS.adopt(func.qual_name, stub)
+    plain = function_stubs(shim_writer).adopt(func.qual_name, stub)
     stub.add(binder, also=() if plain is stub else (plain,))
     return stub
 
