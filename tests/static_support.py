@@ -134,7 +134,6 @@ def dynamic_registrations(config: StaticConfig, monkeypatch) -> tuple[list[str],
         for module in (numbast.dynamic.structs, numbast.dynamic.functions, numbast.dynamic.enums):
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, recorder)
-    monkeypatch.setattr(numbast.dynamic.functions.FUNCTION_STUBS, "stubs", {})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bound = bind_header(

@@ -321,7 +321,7 @@ def test_register_then_import_and_its_printed_command(built, tmp_path):
     result = run_python(code, project, cache)
     assert result.returncode == 0, result.stderr
     names, command = result.stdout.strip().splitlines()[-2:]
-    assert names == "['Vec2', 'scaled_dot']"
+    assert names == "['Vec2', '_type_Vec2', 'scaled_dot']"
     assert command.startswith(sys.executable) and "'\"'\"'" not in command
     assert 'numbast_import.register("mine"' in command and 'exclude_functions=["dot"]' in command
     done = subprocess.run(command, shell=True, cwd="/", capture_output=True, text=True)

@@ -98,11 +98,29 @@ def numba_include_options() -> list[str]:
 
 def unit_options(arch: str, *, lto: bool) -> list[str]:
     """The options numba-cuda compiles link files with, for ``arch`` (``sm_90``)."""
+    arch = supported_arch(arch)
     options = [f"-arch={arch.replace('sm_', 'compute_') if not lto else arch}", "-rdc=true"]
     options += ["-std=c++17", *numba_include_options()]
     if lto:
         options.append("-dlto")
     return options
+
+
+def supported_arch(arch: str) -> str:
+    """``arch``, or the oldest arch this NVRTC compiles for when ``arch`` is older (a module
+    generated for ``sm_50`` still instantiates its templates with CUDA 13, whose oldest is
+    ``sm_75``; kernels are compiled for the GPU they run on regardless)."""
+    from cuda.bindings import nvrtc
+
+    digits = "".join(ch for ch in arch.removeprefix("sm_") if ch.isdigit())
+    err, supported = nvrtc.nvrtcGetSupportedArchs()
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS or not supported or not digits:
+        return arch
+    oldest = min(supported)
+    if int(digits) >= oldest:
+        return arch
+    logger.info("NVRTC cannot target %s; compiling for sm_%d, its oldest arch", arch, oldest)
+    return f"sm_{oldest}"
 
 
 def _log(program) -> str:

@@ -46,12 +46,22 @@ _OVERLOADS: dict[tuple[int, Hashable], type[ConcreteTemplate]] = shared_table("o
 
 
 def is_bound_type(numba_type: types.Type) -> bool:
-    """True for the Numba types of bound C++ structs (and of bound C++ enums)."""
+    """True for the Numba types of C++ classes and enums: bound structs and enums, and the CUDA
+    vector types (``float2`` is a C++ struct: ``operator+(const float2 &, const float2 &)``
+    applies to it as to any class)."""
     if getattr(numba_type, "cxx_qual_name", None) is not None:
+        return True
+    if _is_vector_type(numba_type):
         return True
     return isinstance(numba_type, types.IntEnumMember) and hasattr(
         numba_type.instance_class, "_cxx_name_"
     )
+
+
+def _is_vector_type(numba_type: types.Type) -> bool:
+    from numba.cuda.vector_types import VectorType
+
+    return isinstance(numba_type, VectorType)
 
 
 class _OverloadsOfBuiltin(ConcreteTemplate):

@@ -24,15 +24,40 @@ from .link_digests import code_digest, digest, source_digest
 
 
 class _LiveShimSource(CUSource):
-    """A CUDA source whose text is read when Numba links, so it holds every shim used so far."""
+    """A CUDA source whose text is read when Numba links, so it holds every shim used so far.
 
-    def __init__(self, library: ShimLibrary, name: str, setup, teardown) -> None:
-        super().__init__(data="", name=name, setup_callback=setup, teardown_callback=teardown)
+    Its Module Callbacks may be set after it is made (a generated module sets them on its
+    ``shim_obj``): they are run once per loaded module all the same."""
+
+    def __init__(self, library: ShimLibrary, name: str, callbacks: _OncePerModule) -> None:
+        self._callbacks = callbacks
+        super().__init__(
+            data="",
+            name=name,
+            setup_callback=callbacks.user_setup,
+            teardown_callback=callbacks.user_teardown,
+        )
         self._library = library
 
     @property
     def data(self) -> str:
         return self._library.source()
+
+    @property
+    def setup_callback(self) -> Callable | None:
+        return self._callbacks.setup if self._callbacks.active else None
+
+    @setup_callback.setter
+    def setup_callback(self, callback: Callable | None) -> None:
+        self._callbacks.user_setup = callback
+
+    @property
+    def teardown_callback(self) -> Callable | None:
+        return self._callbacks.teardown if self._callbacks.active else None
+
+    @teardown_callback.setter
+    def teardown_callback(self, callback: Callable | None) -> None:
+        self._callbacks.user_teardown = callback
 
 
 class _OncePerModule:
@@ -45,25 +70,30 @@ class _OncePerModule:
     """
 
     def __init__(self, setup: Callable | None, teardown: Callable | None) -> None:
-        self._setup = setup
-        self._teardown = teardown
+        self.user_setup = setup
+        self.user_teardown = teardown
         self._loaded: dict[int, Any] = {}
         self._lock = threading.Lock()
+
+    @property
+    def active(self) -> bool:
+        """Whether there is a callback to run (then modules are tracked)."""
+        return self.user_setup is not None or self.user_teardown is not None
 
     def setup(self, object_code) -> None:
         with self._lock:
             if id(object_code) in self._loaded:
                 return
             self._loaded[id(object_code)] = object_code
-        if self._setup is not None:
-            self._setup(object_code)
+        if self.user_setup is not None:
+            self.user_setup(object_code)
 
     def teardown(self, object_code) -> None:
         with self._lock:
             if self._loaded.pop(id(object_code), None) is None:
                 return
-        if self._teardown is not None:
-            self._teardown(object_code)
+        if self.user_teardown is not None:
+            self.user_teardown(object_code)
 
 
 class ShimLibrary:
@@ -90,14 +120,12 @@ class ShimLibrary:
         self.bound_types: list = []
         self._used: dict[str, str] = {}
         self._lock = threading.Lock()
-        if setup_callback is None and teardown_callback is None:
-            setup = teardown = None
-        else:
-            callbacks = _OncePerModule(setup_callback, teardown_callback)
-            setup, teardown = callbacks.setup, callbacks.teardown
         self._link = _LiveShimSource(
-            self, name or f"numbast_shims_{id(self):x}.cu", setup, teardown
+            self,
+            name or f"numbast_shims_{id(self):x}.cu",
+            _OncePerModule(setup_callback, teardown_callback),
         )
+        self._published: list[tuple[dict, str]] = []
         self._declared: dict[str, str] = {}
         add_nvrtc_include_dirs(include_dirs)
         track_library(self, name)  # so that cache=True kernels find it in another process
@@ -131,6 +159,17 @@ class ShimLibrary:
     def use_link_object(self, link_object) -> None:
         """Link ``link_object`` instead of compiling the shims from source."""
         self._link = link_object
+        self._republish()
+
+    def publish(self, namespace: dict, name: str) -> None:
+        """Keep ``namespace[name]`` the link object kernels get (a generated module's
+        ``shim_obj``), also when the import system swaps in compiled shims."""
+        self._published.append((namespace, name))
+        namespace[name] = self._link
+
+    def _republish(self) -> None:
+        for namespace, name in self._published:
+            namespace[name] = self._link
 
     def use_precompiled(
         self,
@@ -155,6 +194,7 @@ class ShimLibrary:
             setup=getattr(current, "setup_callback", None),
             teardown=getattr(current, "teardown_callback", None),
         )
+        self._republish()
 
     def extra_shims(self, known: Container[str]) -> list[tuple[str, str]]:
         """The shims used so far that are not in ``known`` (by name)."""

@@ -71,37 +71,54 @@ _COMPOUND = frozenset(
 )
 
 
-class ClassTemplateStub:
-    """``Vec[types.float32, 3]`` -> the struct stub of ``Vec<float, 3>``."""
+class _ClassTemplateType(type):
+    """The metaclass of bound class templates: a bound template is a class (as NVIDIA's
+    Numbast makes it), indexed with template arguments on the host, called in kernels."""
+
+    _binder: ClassTemplateBinder
+
+    def __getitem__(cls, arguments: Any) -> type:
+        raw = arguments if isinstance(arguments, tuple) else (arguments,)
+        return cls._binder.instantiate(raw)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        binder = cls._binder
+        params = ", ".join(p.name for p in binder.params)
+        name = binder.row.python_name
+        raise TypeError(
+            f"{binder.row.qual_name} is a class template: give its template arguments "
+            f"({params}) first, e.g. {name}[types.float32, ...](...), or by name "
+            f"inside a kernel, {name}(..., {binder.params[0].name}=...)"
+        )
+
+    def __repr__(cls) -> str:
+        return f"<class template {cls._binder.row.qual_name}>"
+
+    @property
+    def instances(cls) -> dict[str, type]:
+        """The instantiations bound so far, by C++ spelling."""
+        return cls._binder.instances()
+
+
+class ClassTemplateStub(metaclass=_ClassTemplateType):
+    """Base of bound class templates: ``Vec[types.float32, 3]`` -> the struct stub of
+    ``Vec<float, 3>``; ``Vec(x, T=np.float32, N=3)`` in a kernel constructs one."""
 
     _numbast_stub_ = True  # a binding stub (kernels call it with template arguments by name)
 
-    def __init__(self, binder: ClassTemplateBinder) -> None:
-        self._binder = binder
-        # NVIDIA's Numbast names the object of a class template by its qualified C++ name.
-        self.__name__ = self.__qualname__ = binder.row.qual_name.removeprefix("::")
-        self.__doc__ = f"CUDA C++ class template {binder.row.qual_name} (bound from C++)."
 
-    def __getitem__(self, arguments: Any) -> type:
-        raw = arguments if isinstance(arguments, tuple) else (arguments,)
-        return self._binder.instantiate(raw)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        params = ", ".join(p.name for p in self._binder.params)
-        name = self._binder.row.python_name
-        raise TypeError(
-            f"{self._binder.row.qual_name} is a class template: give its template arguments "
-            f"({params}) first, e.g. {name}[types.float32, ...](...), or by name "
-            f"inside a kernel, {name}(..., {self._binder.params[0].name}=...)"
-        )
-
-    def __repr__(self) -> str:
-        return f"<class template {self._binder.row.qual_name}>"
-
-    @property
-    def instances(self) -> dict[str, type]:
-        """The instantiations bound so far, by C++ spelling."""
-        return self._binder.instances()
+def _class_template_stub(binder: ClassTemplateBinder) -> type[ClassTemplateStub]:
+    # NVIDIA's Numbast names the object of a class template by its qualified C++ name.
+    qual_name = binder.row.qual_name.removeprefix("::")
+    return _ClassTemplateType(
+        qual_name,
+        (ClassTemplateStub,),
+        {
+            "_binder": binder,
+            "__qualname__": qual_name,
+            "__doc__": f"CUDA C++ class template {binder.row.qual_name} (bound from C++).",
+        },
+    )
 
 
 class ClassTemplateBinder:
@@ -123,7 +140,7 @@ class ClassTemplateBinder:
         self._types: dict[tuple, types.Type] = {}  # made (or being made): members refer to them
         self._making: set[tuple] = set()
         self._lock = threading.RLock()
-        self.stub = ClassTemplateStub(self)
+        self.stub = _class_template_stub(self)
         context.add_class_template(self)
         self._specializations: dict[tuple[str, ...], tuple] = {}
         self._ambiguous: dict[str, set[tuple]] = {}  # instance -> constructor argument types

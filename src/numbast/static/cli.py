@@ -7,6 +7,7 @@ the key or declaration, and the fix; tracebacks are for bugs in numbast, shown o
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import shutil
@@ -25,17 +26,25 @@ EXIT_FAILED = 1
 RUFF_TIMEOUT_S = 120
 
 
-def run_static_generator(cfg_path: str, output_dir: str) -> int:
+def run_static_generator(
+    cfg_path: str,
+    output_dir: str,
+    *,
+    run_ruff_format: bool = True,
+    bypass_parse_error: bool = False,
+) -> int:
     """Generate the bindings module that the config at ``cfg_path`` describes into
-    ``output_dir``; return the process exit code."""
+    ``output_dir``; return the process exit code. ``bypass_parse_error``: bind what clang could
+    parse despite errors in the header (NVIDIA's ``-noraise``)."""
     _show_library_logs()
     try:
         config = load_config(cfg_path)
     except ConfigError as exc:
         return _fail(str(exc))
-
+    if bypass_parse_error:
+        config = dataclasses.replace(config, bypass_parse_error=True)
     try:
-        from numbast.static.renderer import render_bindings_module
+        import numbast.static.renderer  # noqa: F401  (checked here for a clear message)
     except ImportError as exc:
         if exc.name == "numbast.static.renderer":
             return _fail(
@@ -52,9 +61,14 @@ def run_static_generator(cfg_path: str, output_dir: str) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            source = render_bindings_module(config)
+            written = generate(config, output_dir, run_ruff_format=run_ruff_format)
     except ConfigError as exc:
         return _fail(str(exc))
+    except OSError as exc:
+        return _fail(
+            f"cannot write the bindings module into {output_dir!r}: {exc.strerror or exc} "
+            f"({exc.filename or output_dir}); choose a writable --output-dir."
+        )
     except Exception as exc:  # the renderer may fail in any way; the CLI owes one paragraph
         logger.debug("rendering failed", exc_info=True)
         from ast_canopy.errors import ParseError
@@ -65,7 +79,8 @@ def run_static_generator(cfg_path: str, output_dir: str) -> int:
             return _fail(
                 f"clang could not parse {exc.header} (config {config.config_path}):\n{listing}\n"
                 "Fix the header, or give the include directories (Clang Include Paths) and "
-                "macros (Predefined Macros) it needs."
+                "macros (Predefined Macros) it needs, or bind what clang could read with "
+                "-noraise true."
             )
         if isinstance(exc, ArchMismatchError):
             return _fail(f"{exc} (config {config.config_path})")
@@ -80,22 +95,22 @@ def run_static_generator(cfg_path: str, output_dir: str) -> int:
     # each, without the Python source location warnings.showwarning would add.
     for warning in caught:
         logger.warning("%s", str(warning.message).removeprefix("numbast: "))
-    if not isinstance(source, str):
-        return _fail(
-            f"the renderer returned {type(source).__name__} instead of the module's source text "
-            f"for {config.entry_point}; this is a bug in numbast, please report it."
-        )
-
-    try:
-        written = write_module(source, output_dir, config)
-    except OSError as exc:
-        return _fail(
-            f"cannot write the bindings module into {output_dir!r}: {exc.strerror or exc} "
-            f"({exc.filename or output_dir}); choose a writable --output-dir."
-        )
-    format_with_ruff(written)
     print(f"numbast: wrote {written}")
     return EXIT_OK
+
+
+def generate(config: StaticConfig, output_dir: str, *, run_ruff_format: bool = True) -> Path:
+    """Render the module ``config`` describes and write it into ``output_dir`` (formatted
+    with ruff when asked and installed); returns its path. Errors propagate: ConfigError,
+    ast_canopy.ParseError, ArchMismatchError, OSError."""
+    from numbast.static.renderer import render_bindings_module
+
+    config = dataclasses.replace(config, output_dir=os.path.abspath(output_dir))
+    source = render_bindings_module(config)
+    written = write_module(source, output_dir, config)
+    if run_ruff_format:
+        format_with_ruff(written)
+    return written
 
 
 def write_module(source: str, output_dir: str, config: StaticConfig) -> Path:

@@ -13,6 +13,7 @@ import ast
 import logging
 import os
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +91,9 @@ class StaticConfig:
     # types (numbast.planning.type_refs.ExternalType). Set by the import system for modules that
     # use others (numbast.headers.cufp8 takes numbast.headers.cufp16's __half).
     external_types: tuple = ()
+    # Not a YAML key: the directory the module is written to (None: unknown), for the
+    # config's path relative to the module in the module's provenance comment.
+    output_dir: str | None = None
 
     @property
     def output_filename(self) -> str:
@@ -149,6 +153,7 @@ def config_from_mapping(raw: object, *, base_dir: str, source: str) -> StaticCon
         raise ConfigError(source, problems, _how_to_fix(source))
     assert isinstance(raw, Mapping)  # the schema requires an object
 
+    _warn_ignored(raw, source)
     config = _normalize(raw, base_dir, source)
     problems = _semantic_problems(raw, config)
     if problems:
@@ -204,6 +209,19 @@ def _normalize_intents(raw: Mapping[str, Any]) -> dict[str, dict[str | int, str]
     return intents
 
 
+# Keys of NVIDIA's schema that this generator accepts and ignores: why, when they are set.
+IGNORED_KEYS = {
+    "MLIR Backend": "this generator has one backend (numba-cuda); the module is generated for it",
+    "Module Link Variables Used": "it configures NVIDIA's MLIR backend only",
+}
+
+
+def _warn_ignored(raw: Mapping[str, Any], source: str) -> None:
+    for key, why in IGNORED_KEYS.items():
+        if raw.get(key):
+            warnings.warn(f"{source}: {key} is ignored: {why}", UserWarning, stacklevel=4)
+
+
 def _normalize(raw: Mapping[str, Any], base_dir: str, source: str) -> StaticConfig:
     exclude = _get(raw, "Exclude", {})
     prefixes = _get(raw, "API Prefix Removal", {})
@@ -235,8 +253,9 @@ def _normalize(raw: Mapping[str, Any], base_dir: str, source: str) -> StaticConf
         function_prefix_removal=_as_tuple(prefixes.get("Function")),
         struct_prefix_removal=_as_tuple(prefixes.get("Struct")),
         enum_prefix_removal=_as_tuple(prefixes.get("Enum")),
-        module_setup_callback=callbacks.get("setup"),
-        module_teardown_callback=callbacks.get("teardown"),
+        # An empty expression means no callback, as in NVIDIA's Numbast.
+        module_setup_callback=callbacks.get("setup") or None,
+        module_teardown_callback=callbacks.get("teardown") or None,
         skip_prefix=_get(raw, "Skip Prefix"),
         use_separate_registry=bool(_get(raw, "Use Separate Registry", False)),
         function_argument_intents=_normalize_intents(_get(raw, "Function Argument Intents", {})),
@@ -274,7 +293,8 @@ def _semantic_problems(raw: Mapping[str, Any], config: StaticConfig) -> list[str
         except re.error as exc:
             problems.append(
                 f"Cooperative Launch Required Functions Regex[{i}]: {pattern!r} is not a valid "
-                f"regular expression ({exc}); fix: write it in Python re syntax"
+                f"regular expression (Invalid regex pattern: {exc}); fix: write it in Python re "
+                "syntax"
             )
     callback_example = "a lambda such as 'lambda mod: None' or a name from Additional Import"
     expressions = {

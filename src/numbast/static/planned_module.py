@@ -50,14 +50,20 @@ class ModulePlan:
         ]
         return exported
 
-    def public_names(self) -> list[str]:
+    def struct_names(self) -> list[str]:
+        """Python names of the structs the module exports (not template specializations)."""
         specializations = {i for t in self.class_templates for _args, i in t.specializations}
-        names = [s.python_name for i, (s, _) in enumerate(self.structs) if i not in specializations]
+        return [s.python_name for i, (s, _) in enumerate(self.structs) if i not in specializations]
+
+    def public_names(self) -> list[str]:
+        """The names ``__all__`` lists. Typedef aliases are module attributes but not listed,
+        as in NVIDIA's Numbast (``from module import *`` gives each type once)."""
+        names = self.struct_names()
         names += [e.python_name for e in self.enums]
         names += [f.python_name for f in self.functions if f.python_name]
         names += [t.python_name for t in self.class_templates]
         names += [t.python_name for t in self.function_templates if t.python_name]
         names += [t.python_name for t in self.alias_templates]
         names += [k.python_name for k in self.kernels]
-        names += [alias for alias, _ in self.aliases] + self.enumerators
+        names += self.enumerators
         return list(dict.fromkeys(names))

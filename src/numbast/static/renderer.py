@@ -65,12 +65,14 @@ def render_bindings(config: StaticConfig, *, embed_runtime: bool = True) -> Rend
     bindings = plan_module(merged, config)
     report_skipped(bindings, config)
 
+    import ast_canopy
     import numbast
 
     provenance = Provenance(
         generator_version=numbast.__version__,
         cuda_version=cuda_version(),
         cuda_include_dir=cudart_include_dir(),
+        parser_version=ast_canopy.__version__,
     )
     source = write_module(bindings, config, provenance, embed_runtime)
     included = {path for _arch, decls in per_arch for path in decls.included_files}
@@ -92,3 +94,8 @@ def report_skipped(bindings: ModulePlan, config: StaticConfig) -> None:
         BindingSkippedWarning,
         stacklevel=2,
     )
+
+
+def clear_base_renderer_cache() -> None:
+    """NVIDIA Numbast's reset of its renderer's imports and caches between runs. Each run here
+    renders with state of its own, so there is nothing to reset."""
