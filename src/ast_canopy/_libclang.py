@@ -51,6 +51,7 @@ def lib() -> object:
         ("clang_EvalResult_getAsStr", [c_void_p], c_char_p),
         ("clang_EvalResult_dispose", [c_void_p], None),
         ("clang_getClangVersion", [], ci._CXString),
+        ("clang_Cursor_isInlineNamespace", [ci.Cursor], c_uint),
         (
             "clang_getSpellingLocation",
             [
@@ -90,6 +91,12 @@ def spelling_location(location: ci.SourceLocation) -> tuple[str, int] | None:
     if not file:
         return None
     return ci.File(file).name, offset.value
+
+
+def is_inline_namespace(cursor: ci.Cursor) -> bool:
+    """True for ``inline namespace v2 {...}``: a scope that C++ (and clang's type spellings)
+    leave out of qualified names."""
+    return bool(lib().clang_Cursor_isInlineNamespace(cursor))
 
 
 def unqualified(t: ci.Type) -> ci.Type:

@@ -11,7 +11,7 @@ import logging
 
 from clang import cindex as ci
 
-from ast_canopy import functions, instances, records, templates, values
+from ast_canopy import _libclang, functions, instances, records, templates, values
 from ast_canopy.context import Context
 from ast_canopy.model import Declarations, Enum_, Typedef
 
@@ -61,6 +61,10 @@ class Extractor:
             kind = cursor.kind
             if kind in _SCOPES:
                 name = cursor.spelling if kind == _CK.NAMESPACE else ""
+                if name and _libclang.is_inline_namespace(cursor):
+                    # Spelled as clang spells types: without inline namespaces (``cub::X``,
+                    # not ``cub::_V_300500_SM_900::X``), which C++ finds all the same.
+                    name = ""
                 # An anonymous namespace adds nothing a caller in the same file could spell.
                 self._walk(cursor, f"{scope}{name}::" if name else scope)
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from clang import cindex as ci
 
-from ast_canopy import functions
+from ast_canopy import _libclang, functions
 from ast_canopy.context import Context
 from ast_canopy.model import AliasTemplate, FunctionTemplate, TemplateParam, TemplateParamKind
 
@@ -94,7 +94,8 @@ def qualified_name(cursor: ci.Cursor) -> str:
     parts = [cursor.spelling]
     parent = cursor.semantic_parent
     while parent is not None and parent.kind != _CK.TRANSLATION_UNIT:
-        if parent.spelling and parent.kind != _CK.LINKAGE_SPEC:
+        inline = parent.kind == _CK.NAMESPACE and _libclang.is_inline_namespace(parent)
+        if parent.spelling and parent.kind != _CK.LINKAGE_SPEC and not inline:
             parts.append(parent.spelling)
         parent = parent.semantic_parent
     return "::".join(reversed(parts))

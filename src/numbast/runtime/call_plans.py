@@ -32,6 +32,9 @@ class ShimValue(NamedTuple):
     enum: bool = False  # a C++ enum: crosses as ENUM_TRANSPORT and is cast at the boundary
     rvalue: bool = False  # the C++ parameter is T&&: pass an xvalue
     pointer: bool = False  # a C++ pointer parameter fed with a kernel pointer: pass it on
+    # a C++ reference to an array (``T (&)[N]``) fed with a pointer to its first element: the
+    # array's extents, outermost first
+    array: tuple[int, ...] = ()
 
 
 class CallPlan(NamedTuple):
@@ -61,9 +64,23 @@ class _PointerParam(ShimParam):
         return f"a{index}"
 
 
+class _ArrayParam(ShimParam):
+    """A C++ reference to an array fed from a pointer to its first element."""
+
+    def __init__(self, element_type: str, extents: tuple[int, ...]) -> None:
+        super().__init__(element_type)
+        object.__setattr__(self, "extents", extents)
+
+    def argument(self, index: int) -> str:
+        bounds = "".join(f"[{extent}]" for extent in self.extents)
+        return f"(*reinterpret_cast<{self.value_type} (*){bounds}>(a{index}))"
+
+
 def shim_param(value: ShimValue) -> ShimParam:
     if value.enum:
         return _EnumParam(value.spelling)
+    if value.array:
+        return _ArrayParam(value.spelling, value.array)
     if value.pointer:
         return _PointerParam(value.spelling)
     return ShimParam(value.spelling, rvalue=value.rvalue)

@@ -40,7 +40,14 @@ class TemplateArgument(NamedTuple):
     @property
     def key(self) -> object:
         """Hashable identity: instantiations with equal keys are the same C++ entity."""
-        return self.numba_type if self.is_type else ("value", self.value)
+        if self.is_type:
+            return self.numba_type
+        return ("value", self.value if self.value is not None else self.cxx)
+
+    @property
+    def needs_value(self) -> bool:
+        """A value argument written as C++ text whose value the compiler has not told yet."""
+        return not self.is_type and self.value is None
 
     def __str__(self) -> str:
         return str(self.numba_type) if self.is_type else self.cxx
@@ -96,7 +103,19 @@ def explicit_argument(value: object, param: TemplateParamRow) -> TemplateArgumen
     if isinstance(value, (bool, int)) or hasattr(value, "__index__"):
         is_bool = isinstance(value, bool) or param.value_type == "bool"
         return value_argument(bool(value) if is_bool else operator.index(value))
-    raise TypeError(f"template parameter {param.name} takes a value (an int or bool)")
+    if isinstance(value, str) and value.strip():
+        return constant_text(value)
+    raise TypeError(
+        f"template parameter {param.name} takes a value (an int, a bool, or C++ text such as "
+        "'ns::Mode::FAST')"
+    )
+
+
+def constant_text(text: str) -> TemplateArgument:
+    """A value argument written in C++ (``"cub::BlockScanAlgorithm::BLOCK_SCAN_RAKING"``), as
+    NVIDIA's Numbast takes enumerators; the compiler tells its value when it is needed
+    (``templates.resolve_values``)."""
+    return TemplateArgument(text.strip())
 
 
 def typed_argument(numba_type: types.Type, param: TemplateParamRow) -> TemplateArgument | None:
@@ -107,6 +126,8 @@ def typed_argument(numba_type: types.Type, param: TemplateParamRow) -> TemplateA
         literal = getattr(numba_type, "literal_value", None)
         if isinstance(literal, (bool, int)):
             return value_argument(bool(literal) if param.value_type == "bool" else literal)
+        if isinstance(literal, str) and literal.strip():
+            return constant_text(literal)
         if isinstance(numba_type, types.EnumMember) and hasattr(numba_type, "instance_class"):
             return None
         return None

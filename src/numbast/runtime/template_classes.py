@@ -50,7 +50,7 @@ from .template_args import (
     type_argument,
     value_argument,
 )
-from .template_probe import Probe, TemplateInstantiationError
+from .template_probe import NO_COUNTERPART, Probe, TemplateInstantiationError
 from .templates import (
     NEEDS_COMPILER,
     TemplateContext,
@@ -325,7 +325,9 @@ class ClassTemplateBinder:
             answer = None
             if not _NO_OFFSETOF:
                 try:
-                    answer = self.context.probe(Probe({**constants, **offsets}, unknown), instance)
+                    answer = self.context.probe(
+                        Probe({**constants, **offsets}, unknown, optional=unknown), instance
+                    )
                 except TemplateInstantiationError as exc:
                     if "__builtin_offsetof" not in str(exc):
                         raise
@@ -333,7 +335,7 @@ class ClassTemplateBinder:
                     # checked by size and alignment only.
                     _NO_OFFSETOF.append(True)
             if answer is None:
-                answer = self.context.probe(Probe(constants, unknown), instance)
+                answer = self.context.probe(Probe(constants, unknown, optional=unknown), instance)
             return {
                 "sizeof": answer.constants["size"],
                 "alignof": answer.constants["align"],
@@ -353,8 +355,11 @@ class ClassTemplateBinder:
         """Slots (name -> C++ type-id) for the member types only the compiler can tell."""
         unknown = {}
         evaluate = self.context.evaluate
-        for index, (_name, type_row) in enumerate(row.fields):
-            if evaluate(type_row.pattern, arguments) is NEEDS_COMPILER:
+        public = set(row.public_fields)
+        for index, (name, type_row) in enumerate(row.fields):
+            # A probe cannot name a private member type (``_TempStorage &``); such a field
+            # stays unknown and the instance gets an opaque model of its size.
+            if name in public and evaluate(type_row.pattern, arguments) is NEEDS_COMPILER:
                 unknown[f"f{index}"] = substitute(type_row.spelling, arguments)
         for m, member in enumerate(row.members):
             if member.own_params:
@@ -383,7 +388,7 @@ class ClassTemplateBinder:
 
         def resolved(slot: str, type_row) -> Any:
             found = self.context.evaluate(type_row.pattern, arguments)
-            return answered[slot] if found is NEEDS_COMPILER else found
+            return answered.get(slot) if found is NEEDS_COMPILER else found
 
         fields = [(name, resolved(f"f{i}", t)) for i, (name, t) in enumerate(row.fields)]
         members: list[MemberRow] = []
@@ -439,6 +444,8 @@ class ClassTemplateBinder:
                 result = answered[f"m{m}r"]
             else:
                 result = resolved(f"m{m}r", member.result)
+        if NO_COUNTERPART in (*params, result):
+            raise TypeError("a type it uses has no Numba counterpart (bind the C++ type first)")
         instance = f"::{spelling}"
         this = ShimValue(numba_type, spelling, align=numba_type.alignof_)
         kind = member.kind

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from numba.cuda import types
@@ -30,6 +30,16 @@ MAX_TEMPLATE_ARGUMENTS = 8
 _CONSTANT = re.compile(
     r"\.(?:global|const)\s+(?:\.align\s+\d+\s+)?\.[usb]64\s+(nbi_\w+)(?:\s*=\s*(-?\d+))?\s*;"
 )
+
+
+class _NoCounterpart:
+    """A probe's answer for a type with no Numba counterpart (an optional slot)."""
+
+    def __repr__(self) -> str:
+        return "<no Numba counterpart>"
+
+
+NO_COUNTERPART = _NoCounterpart()
 
 
 class TemplateInstantiationError(TypeError):
@@ -54,9 +64,17 @@ class Probe:
     """The questions: ``constants`` (name -> C++ integer constant expression) and ``types``
     (name -> C++ type-id)."""
 
-    def __init__(self, constants: Mapping[str, str] = (), types_: Mapping[str, str] = ()) -> None:
+    def __init__(
+        self,
+        constants: Mapping[str, str] = (),
+        types_: Mapping[str, str] = (),
+        optional: Collection[str] = (),
+    ) -> None:
+        """``optional``: type slots that may name a type with no Numba counterpart; they are
+        answered NO_COUNTERPART instead of failing the whole probe."""
         self.constants = dict(constants)
         self.types = dict(types_)
+        self.optional = frozenset(optional)
 
     def run(
         self,
@@ -88,7 +106,12 @@ class Probe:
         for constant in self.constants:
             answer.constants[constant] = values[f"nbi_c_{constant}"]
         for slot in self.types:
-            answer.types[slot] = _decode(values, f"nbi_t_{slot}", candidates, templates, what)
+            try:
+                answer.types[slot] = _decode(values, f"nbi_t_{slot}", candidates, templates, what)
+            except TemplateInstantiationError:
+                if slot not in self.optional:
+                    raise
+                answer.types[slot] = NO_COUNTERPART
         return answer
 
     def source(self, preamble: str, candidates: list, templates: Sequence[KnownTemplate]) -> str:

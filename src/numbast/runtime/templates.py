@@ -28,7 +28,7 @@ from .rows import COPY, HIDDEN_OUT, POINTER, TemplateCallableRow, TemplateTypeRo
 from .shim_library import ShimLibrary
 from .state import LOCK, shared_table
 from .template_args import TemplateArgument, integer_value, substitute, type_argument
-from .template_probe import KnownTemplate, Probe, TemplateInstantiationError
+from .template_probe import NO_COUNTERPART, KnownTemplate, Probe, TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
 
@@ -198,6 +198,8 @@ class TemplateContext:
         """A Numba type as record data (JSON), which :meth:`undescribe` turns back."""
         if numba_type is None:
             return ["void"]
+        if numba_type is NO_COUNTERPART:
+            return ["unknown"]
         if isinstance(numba_type, types.CPointer):
             return ["pointer", self.describe(numba_type.dtype)]
         template = getattr(numba_type, "template_qual_name", None)
@@ -213,6 +215,8 @@ class TemplateContext:
         kind = description[0]
         if kind == "void":
             return None
+        if kind == "unknown":
+            return NO_COUNTERPART
         if kind == "pointer":
             return types.CPointer(self.undescribe(description[1]))
         if kind == "instance":
@@ -286,15 +290,21 @@ def plan_instance_call(
 
 
 def _crossing(numba_type: types.Type, type_row: TemplateTypeRow, mode: str, name: str) -> ShimValue:
-    value = shim_value(numba_type, type_row)
     if mode == COPY:
-        return value
-    if value.enum:
+        return shim_value(numba_type, type_row)
+    if isinstance(numba_type, types.IntEnumMember):
         raise TemplateInstantiationError(f"enum parameter {name} is only bound as an input")
     if mode == POINTER and not type_row.reference and isinstance(numba_type, types.CPointer):
         # A C++ pointer parameter: the kernel's pointer is passed on as it is.
         return shim_value(numba_type.dtype)._replace(mode=POINTER, pointer=True)
-    return value._replace(mode=mode, rvalue=False)
+    if mode == POINTER and isinstance(numba_type, types.UniTuple):
+        # ``T (&)[N]``: the kernel passes a pointer to the first element (NVIDIA's decay).
+        extents = []
+        while isinstance(numba_type, types.UniTuple):
+            extents.append(numba_type.count)
+            numba_type = numba_type.dtype
+        return shim_value(numba_type)._replace(mode=POINTER, array=tuple(extents))
+    return shim_value(numba_type, type_row)._replace(mode=mode, rvalue=False)
 
 
 # Argument intents (Numbast's arg_intent) -> how the parameter crosses a template's shim.
@@ -356,6 +366,7 @@ def deduce_from_call(
             continue
         name, type_row, _default = params[index]
         actual = args[position]
+        pattern = type_row.pattern
         if modes[index] == POINTER and type_row.reference:
             if not isinstance(actual, types.CPointer):
                 raise TypingError(
@@ -363,7 +374,9 @@ def deduce_from_call(
                     f"give a pointer, not {actual}"
                 )
             actual = actual.dtype
-        deduction.deduce(type_row.pattern, actual)
+            while pattern[0] == "array":  # T (&)[N] takes a pointer to its first element
+                pattern = pattern[1]
+        deduction.deduce(pattern, actual)
 
 
 def register_instance_spelling(spelling: str, numba_type: types.Type) -> None:
@@ -377,6 +390,29 @@ def refresh_numba() -> None:
 
     cuda_target.typing_context.refresh()
     cuda_target.target_context.refresh()
+
+
+def resolve_values(
+    context: TemplateContext, given: Mapping[int, TemplateArgument | None], what: str
+) -> dict[int, TemplateArgument | None]:
+    """``given`` with every value argument written as C++ text given its value, which the
+    compiler evaluates once (``"ns::Mode::FAST"`` -> 2; recorded in the store). Raises
+    TemplateInstantiationError when the compiler rejects the text."""
+    resolved = dict(given)
+    for index, argument in given.items():
+        if argument is None or not argument.needs_value:
+            continue
+        text = argument.cxx
+
+        def ask(text: str = text) -> dict:
+            probe = Probe(constants={"v": f"static_cast<long long>({text})"})
+            return {
+                "value": context.probe(probe, f"{what} (template argument {text})").constants["v"]
+            }
+
+        record = context.recorded(["constant", context.library.preamble, text], ask)
+        resolved[index] = TemplateArgument(text, value=record["value"])
+    return resolved
 
 
 def keyword_arguments(
@@ -408,7 +444,9 @@ def complete_arguments(
     """Every template argument, in order: the ``given`` ones (explicit or deduced, by index),
     then defaults. A default is read in Python when it is a type spelling this process knows or
     an integer expression; otherwise the compiler evaluates it (``int N = sizeof(T)``), once:
-    the answer is recorded in the store."""
+    the answer is recorded in the store. Value arguments written as C++ text get their value
+    here (:func:`resolve_values`)."""
+    given = resolve_values(context, given, what)
     arguments: list[TemplateArgument] = []
     for index, param in enumerate(params):
         if index in given and given[index] is not None:
