@@ -141,3 +141,21 @@ def test_noraise_binds_what_clang_could_parse(tmp_path, capsys):
     assert "-noraise true" in capsys.readouterr().err
     code = main(["--cfg-path", str(cfg), "--output-dir", str(out), "-noraise", "true"])
     assert code == 0 and (out / "broken.py").is_file()
+
+
+def test_records_nested_in_structs_are_bound_and_not_exported(tmp_path):
+    from numbast.tools.static_binding_generator import Config
+
+    header = str(DATA / "dynamic.cuh")
+    cfg = Config.from_params(
+        entry_point=header, gpu_arch=["sm_90"], retain_list=[header], types={}, datamodels={}
+    )
+    _source, names = generate(tmp_path, cfg)
+    assert "Pod" in names["__all__"] and not any("Inner" in n for n in names["__all__"])
+    make_pod = names["make_pod"]
+
+    def kernel(out):
+        p = make_pod(7)
+        out[0] = p.inner.value + p.grid[1][2]
+
+    assert link_kernel_to_cubin(kernel, (types.float32[:],))[:4] == b"\x7fELF"

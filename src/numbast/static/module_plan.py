@@ -182,6 +182,7 @@ class _Planner:
             self.decide("struct", decl.qual_name, where, BOUND)
             kept.append(row)
             decls.append(decl)
+        self._plan_nested_records(list(decls), kept, decls)
         for spec in specializations:
             template = spec.template_qual_name.split("::")[-1]
             if spec.record.sizeof_ is None or template in excluded:
@@ -212,6 +213,28 @@ class _Planner:
                 self.bound_member,
             )
             self.out.structs.append((row, body))
+
+    def _plan_nested_records(
+        self, outer: list[Struct], kept: list[StructRow], decls: list[Struct]
+    ) -> None:
+        """Records declared inside the structs (``struct Outer { struct Inner {...}; Inner in;
+        }``), bound as dynamic binding binds them, so the enclosing structs' fields of their
+        types are members; named by their C++ spelling, not exported."""
+        for decl in outer:
+            for inner in decl.nested_records:
+                if not inner.name or inner.sizeof_ is None:
+                    continue
+                parent = self.config.types.get(inner.name, DEFAULT_PARENT_TYPE)
+                model = self.config.data_models.get(inner.name, DEFAULT_DATA_MODEL)
+                try:
+                    row = plan_struct(inner, inner.qual_name, parent, model)
+                except BindingError as exc:
+                    self.skip("nested struct", inner.qual_name, str(exc), location_of(inner))
+                    continue
+                self.out.nested.add(len(kept))
+                kept.append(row)
+                decls.append(inner)
+                self._plan_nested_records([inner], kept, decls)
 
     # -- templates ------------------------------------------------------------------------
     def instance_ref(self, spelling: str) -> TypeRef | None:

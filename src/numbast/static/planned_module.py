@@ -34,15 +34,23 @@ class ModulePlan:
     skipped: list[str] = field(default_factory=list)  # "kind name (where): reason"
     enum_storage: list[tuple] = field(default_factory=list)  # per enum: its integer, described
     decisions: list[Decision] = field(default_factory=list)  # per declaration: for coverage
+    nested: set[int] = field(default_factory=set)  # struct indices of records nested in others
+
+    def _hidden_structs(self) -> set[int]:
+        """Struct indices bound but not exported: template specializations (reached through
+        their template) and records nested in structs (bound for their enclosing struct's
+        layout)."""
+        hidden = {i for t in self.class_templates for _args, i in t.specializations}
+        return hidden | self.nested
 
     def exported_types(self) -> list[tuple[str, str, tuple | None]]:
         """(C++ name, Python name, an enum's storage description or None) of the structs and
         enums bound under a name: what other modules can use (``__numbast_types__``)."""
-        specializations = {i for t in self.class_templates for _args, i in t.specializations}
+        hidden = self._hidden_structs()
         exported: list[tuple[str, str, tuple | None]] = [
             (row.qual_name, row.python_name, None)
             for i, (row, _body) in enumerate(self.structs)
-            if i not in specializations
+            if i not in hidden
         ]
         exported += [
             (row.qual_name, row.python_name, storage)
@@ -51,9 +59,9 @@ class ModulePlan:
         return exported
 
     def struct_names(self) -> list[str]:
-        """Python names of the structs the module exports (not template specializations)."""
-        specializations = {i for t in self.class_templates for _args, i in t.specializations}
-        return [s.python_name for i, (s, _) in enumerate(self.structs) if i not in specializations]
+        """Python names of the structs the module exports."""
+        hidden = self._hidden_structs()
+        return [s.python_name for i, (s, _) in enumerate(self.structs) if i not in hidden]
 
     def public_names(self) -> list[str]:
         """The names ``__all__`` lists. Typedef aliases are module attributes but not listed,
