@@ -24,7 +24,7 @@ from import_support import (
     run_python,
 )
 
-from numbast_import.cache.key import file_sha256
+from numbast_import.cache.key import FORMAT_VERSION, file_sha256
 from numbast_import.cache.manifest import ARTIFACTS, BINDINGS, BINDINGS_CODE, MANIFEST, read_entry
 
 
@@ -57,7 +57,7 @@ def test_first_import_generates_a_complete_entry(built):
     for name in (*ARTIFACTS, MANIFEST):
         assert (entry / name).is_file(), name
     manifest = json.loads((entry / MANIFEST).read_text())
-    assert manifest["kind"] == "header" and manifest["format"] == 2
+    assert manifest["kind"] == "header" and manifest["format"] == FORMAT_VERSION
     key = manifest["key"]
     assert key["arch"] == "sm_90" and key["module"] == "cuda_headers.vec"
     assert key["header"] == str((project / "include" / "vec.cuh").resolve())

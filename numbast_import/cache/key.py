@@ -21,7 +21,9 @@ from typing import Any
 
 # Bump when the entry layout or the manifest's meaning changes: old entries then miss.
 # 2: bindings.pyc (the module's code object) joined the artifacts.
-FORMAT_VERSION = 2
+# 3: the manifest records coverage (numbast-cache coverage), modules export __numbast_types__
+#    and may use other modules' types, template instances live in <entry>/instances/.
+FORMAT_VERSION = 3
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
