@@ -128,6 +128,42 @@ def test_imported_modules_link_when_built_and_when_cached(tmp_path):
         assert "unsigned int flag_bits(Flags f)  // enum_ops.cuh:" in result.stdout
 
 
+TYPED_OR_FIRST = """
+import numpy as np
+from numba.cuda import types
+from support import link_kernel_to_cubin
+
+def plain(out):
+    out[0] = np.int32(1) | np.int32(2)  # Numba types `|` before any binding exists
+
+link_kernel_to_cubin(plain, (types.int32[:],))
+{bind}
+Flags, flag_bits = enum_ops.Flags, enum_ops.flag_bits
+
+def kernel(out):
+    out[0] = flag_bits(Flags.Read | Flags.Write)  # needs enum_ops' operator|, not Numba's
+
+print("linked", len(link_kernel_to_cubin(kernel, (types.int32[:],))))
+"""
+
+
+@pytest.mark.parametrize(
+    "bind",
+    [
+        "from numbast import bind_header\nenum_ops = bind_header('enum_ops.cuh')",
+        "import cuda_headers.enum_ops as enum_ops",
+    ],
+    ids=["dynamic", "imported"],
+)
+def test_enum_operators_win_when_numba_typed_the_operator_first(tmp_path, bind):
+    # Numba appends templates registered after it first typed an operator; its integer `|`
+    # accepts an enum class by conversion and would be tried first.
+    script = TYPED_OR_FIRST.format(bind=bind)
+    result = run_python(script, _import_project(tmp_path), tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert "linked" in result.stdout
+
+
 @pytest.mark.gpu
 def test_numbers_through_dynamic_and_static_bindings(tmp_path):
     for modules in (dynamic_modules(), static_modules(tmp_path)):

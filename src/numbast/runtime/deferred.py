@@ -9,13 +9,15 @@ it does before it types any kernel (and before it loads a cached one), so every 
 in place by the time a kernel could need it.
 
 The hook is one wrapper around ``CUDATypingContext.refresh``, installed once per process (every
-copy of the runtime shares the pending list and the hook).
+copy of the runtime shares the pending list and the hook). A second wrapper, installed the same
+way when first needed, runs fix-ups after each refresh (``after_refresh``).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from .state import LOCK, shared_table
 
@@ -23,6 +25,7 @@ logger = logging.getLogger(__name__)
 
 _PENDING: list[Callable[[], None]] = shared_table("deferred_registrations", list)
 _HOOK: dict[str, bool] = shared_table("deferred_registrations_hook", dict)
+_AFTER: list[Callable[[Any], None]] = shared_table("after_refresh", list)
 
 
 def defer(register: Callable[[], None]) -> None:
@@ -56,3 +59,27 @@ def _install() -> None:
     refresh.__wrapped__ = original
     CUDATypingContext.refresh = refresh
     _HOOK["installed"] = True
+
+
+def after_refresh(callback: Callable[[Any], None]) -> None:
+    """Call ``callback(typing_context)`` after every refresh of Numba's CUDA typing context
+    (once per callback object)."""
+    with LOCK:
+        if callback in _AFTER:
+            return
+        _AFTER.append(callback)
+        if _HOOK.get("after_installed"):
+            return
+        from numba.cuda.target import CUDATypingContext
+
+        original = CUDATypingContext.refresh
+
+        def refresh(self):
+            result = original(self)
+            for run in list(_AFTER):
+                run(self)
+            return result
+
+        refresh.__wrapped__ = original
+        CUDATypingContext.refresh = refresh
+        _HOOK["after_installed"] = True

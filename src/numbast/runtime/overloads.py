@@ -11,6 +11,7 @@ from typing import Any
 from numba.cuda import types
 from numba.cuda.typing.templates import ConcreteTemplate, Signature
 
+from .deferred import after_refresh
 from .state import LOCK, shared_table
 
 
@@ -72,10 +73,39 @@ class _OverloadsOfBuiltin(ConcreteTemplate):
     integers (converting both to, say, ``__half``).
     """
 
+    # Marks these templates for every runtime copy (see operator_overloads_first).
+    _numbast_builtin_overloads_ = True
+
     def apply(self, args, kws):
         if not any(is_bound_type(a) for a in args):
             return None
         return super().apply(args, kws)
+
+
+def operator_overloads_first(typing_context: Any) -> None:
+    """Put our overload sets of operators and builtins before Numba's own for the same key.
+
+    Numba tries a function type's templates in order and takes the first that applies, and its
+    integer ``|`` applies to an ``enum class`` through a conversion. C++ picks the user-defined
+    ``operator|(Flags, Flags)``, an exact match, so ours must come first; it does in a process
+    that registered before Numba first typed ``|``, and is appended after Numba's otherwise
+    (``Function.augment``). Ours apply only when an operand is a bound type, so putting them
+    first changes nothing for plain numbers. Runs after every refresh of the typing context."""
+    for (_registry, key), _template in list(_OVERLOADS.items()):
+        if is_binding_stub(key):
+            continue
+        # numba-cuda has no public way to reorder a global's templates: these are the calls its
+        # own registry loader makes to replace a global's type (_load_registry).
+        existing = typing_context._lookup_global(key)
+        if not isinstance(existing, types.Function):
+            continue
+        templates = existing.templates
+        ours = [t for t in templates if getattr(t, "_numbast_builtin_overloads_", False)]
+        if not ours or templates[: len(ours)] == tuple(ours):
+            continue
+        rest = [t for t in templates if not getattr(t, "_numbast_builtin_overloads_", False)]
+        typing_context._remove_global(key)
+        typing_context.insert_global(key, types.Function(tuple(ours + rest)))
 
 
 class _OverloadsOfStub(ConcreteTemplate):
@@ -131,6 +161,8 @@ def overload_template(
             template = type(f"numbast_{label}_overloads", (base,), {"key": key, "cases": []})
             _OVERLOADS[(id(registries.typing), key)] = template
             registries.typing.register_global(key, types.Function(template))
+            if base is _OverloadsOfBuiltin:
+                after_refresh(operator_overloads_first)
         return template
 
 
