@@ -40,6 +40,7 @@ from .shim_text import (
     method_call_body,
     operator_body,
 )
+from .struct_padding import FieldSlot, padded_members
 from .template_args import (
     Deduction,
     DeductionError,
@@ -637,24 +638,59 @@ def _size_and_align(numba_type: types.Type) -> tuple[int, int] | None:
 
 
 def _natural_fields(fields: list, layout: dict) -> tuple | None:
-    """The fields as StructModel members when laying them out naturally gives the compiler's
-    offsets and size; else None (the instance gets an opaque model of its size)."""
+    """The fields as StructModel members at the compiler's offsets and size, with padding
+    members where LLVM would not pad as C++ does (``planning.struct_layout``); else None (the
+    instance gets an opaque model of its size)."""
     if not fields:
         return None
-    offset, widest = 0, 1
+    slots = []
+    offset = 0
     for name, numba_type in fields:
-        measured = _size_and_align(numba_type)
-        if measured is None:
+        measured, storage_align = _size_and_align(numba_type), _storage_align(numba_type)
+        if measured is None or storage_align is None:
             return None
         size, align = measured
-        offset = (offset + align - 1) // align * align
-        expected = layout["offsets"].get(name)
-        if expected is not None and expected != offset:
-            return None
+        known = layout["offsets"].get(name)
+        offset = known if known is not None else (offset + align - 1) // align * align
+        slots.append(FieldSlot(name, offset, size, storage_align))
         offset += size
-        widest = max(widest, align)
-    total = (offset + widest - 1) // widest * widest
-    return tuple(fields) if total == layout["sizeof"] else None
+    order, _why_not = padded_members(slots, layout["sizeof"])
+    if order is None:
+        return None
+    by_name = dict(fields)
+    members, position = [], 0
+    for item, slot in _with_slots(order, slots):
+        if isinstance(item, int):
+            members.append((f"_numbast_pad{position}", types.UniTuple(types.uint8, item)))
+            position += item
+        else:
+            members.append((item, by_name[item]))
+            position = slot.offset + slot.size
+    return tuple(members)
+
+
+def _with_slots(order: list, slots: list[FieldSlot]):
+    named = {slot.name: slot for slot in slots}
+    return [(item, None if isinstance(item, int) else named[item]) for item in order]
+
+
+def _storage_align(numba_type: types.Type) -> int | None:
+    """The alignment of ``numba_type`` in an LLVM struct; 1 for bound structs (not known here:
+    padding then places them), None for types this does not know."""
+    if isinstance(numba_type, types.Boolean):
+        return 1
+    if isinstance(numba_type, (types.Integer, types.Float)):
+        return numba_type.bitwidth // 8
+    if isinstance(numba_type, types.CPointer) or numba_type == types.voidptr:
+        return 8
+    if getattr(numba_type, "cxx_qual_name", None) is not None:
+        return 1
+    if isinstance(numba_type, types.UniTuple):
+        return _storage_align(numba_type.dtype)
+    base = getattr(numba_type, "base_type", None)
+    if getattr(numba_type, "num_elements", None) is not None and base is not None:
+        return base.bitwidth // 8  # a CUDA vector type: a struct of its elements
+    return None
 
 
 __all__ = ["ClassTemplateBinder", "ClassTemplateStub"]
