@@ -5,7 +5,8 @@ initialized beforehand (``curand_init(seed, thread, 0, &state)``, not timed). Th
 the same shape, each in two variants (``store``: every draw written to global memory, coalesced;
 ``sum``: each thread writes only the sum of its draws, so the generator's cost dominates):
 
-- bound: ``numbast.headers.curand``'s ``curand_uniform`` in a Numba kernel, the state copied from
+- bound: ``numbast.headers.curand``'s ``curand_uniform`` in a Numba kernel (its loop written as the
+  C++ one, a counter compared with the count; and once more with ``range``), the state copied from
   the device array of states into a local, updated in place, and stored back;
 - C++: the same kernel in CUDA C++ (``numbast_import.compiler.SourceModule``);
 - xoroshiro: ``numba.cuda.random.xoroshiro128p_uniform_float32`` (Numba's own generator, whose
@@ -68,17 +69,34 @@ def bound_kernels():
         i = cuda.grid(1)
         init(seed, i, 0, states[i])
 
+    # The loops are written as the C++ kernels write them (a counter compared with count):
+    # Numba's ``range`` loop keeps a clamp of the remaining count per iteration, a serial chain
+    # that bound_sum_range measures on its own.
     @cuda.jit
     def bound_store(states, out, count):
         i = cuda.grid(1)
         s = states[i]
         threads = states.size
-        for k in range(count):
+        k = 0
+        while k < count:
             out[k * threads + i] = uniform(s)
+            k += 1
         states[i] = s
 
     @cuda.jit
     def bound_sum(states, out, count):
+        i = cuda.grid(1)
+        s = states[i]
+        total = np.float32(0.0)
+        k = 0
+        while k < count:
+            total += uniform(s)
+            k += 1
+        out[i] = total
+        states[i] = s
+
+    @cuda.jit
+    def bound_sum_range(states, out, count):
         i = cuda.grid(1)
         s = states[i]
         total = np.float32(0.0)
@@ -87,7 +105,7 @@ def bound_kernels():
         out[i] = total
         states[i] = s
 
-    return State, bound_init, bound_store, bound_sum
+    return State, bound_init, bound_store, bound_sum, bound_sum_range
 
 
 @cuda.jit
@@ -130,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     from numbast import struct_array
     from numbast_import.compiler import SourceModule
 
-    State, bound_init, bound_store, bound_sum = bound_kernels()
+    State, bound_init, bound_store, bound_sum, bound_sum_range = bound_kernels()
     module = SourceModule(CXX, no_extern_c=True)
     cxx_init, cxx_store, cxx_sum = (
         module.get_function(n) for n in ("init", "draw_store", "draw_sum")
@@ -144,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     cxx_init(cxx_states, np.uint64(SEED), block=block, grid=grid)
     xoro_states = create_xoroshiro128p_states(THREADS, seed=SEED)
     stored = {name: cuda.device_array(THREADS * PER_THREAD, np.float32) for name in "bcx"}
-    sums = {name: cuda.device_array(THREADS, np.float32) for name in "bcx"}
+    sums = {name: cuda.device_array(THREADS, np.float32) for name in "bcxr"}
 
     bound_store[GRID, BLOCK](bound_states, stored["b"], PER_THREAD)
     cxx_store(cxx_states, stored["c"], np.int32(THREADS), count, block=block, grid=grid)
@@ -162,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
             xoro_states, stored["x"], PER_THREAD
         ),
         "bound sum": lambda: bound_sum[GRID, BLOCK](bound_states, sums["b"], PER_THREAD),
+        "bound sum, range loop": lambda: bound_sum_range[GRID, BLOCK](
+            bound_states, sums["r"], PER_THREAD
+        ),
         "C++ sum": lambda: cxx_sum(cxx_states, sums["c"], count, block=block, grid=grid),
         "xoroshiro sum": lambda: xoroshiro_sum[GRID, BLOCK](xoro_states, sums["x"], PER_THREAD),
     }
@@ -186,6 +207,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{variant}: median of {runs} (ms): bound {b:.4f}  C++ {c:.4f}  xoroshiro {x:.4f}  "
             f"bound / C++ = {b / c:.3f} (target <= 1.05)  xoroshiro / C++ = {x / c:.3f}"
         )
+    r = median["bound sum, range loop"]
+    print(
+        f"sum with `for _ in range(count)` in the bound kernel: {r:.4f} ms, "
+        f"{r / median['C++ sum']:.3f} x C++ (Numba's range loop, not the binding)"
+    )
     return 0
 
 
