@@ -12,9 +12,10 @@ the same shape, each in two variants (``store``: every draw written to global me
 - xoroshiro: ``numba.cuda.random.xoroshiro128p_uniform_float32`` (Numba's own generator, whose
   state stays in global memory).
 
-One run: every kernel is timed with CUDA events (the second of two back-to-back launches, so
-Python's launch overhead is not timed), interleaved round after round; medians are printed, with
-bound / C++ (target <= 1.05). The bound and C++ draws are checked to be bit-identical.
+One run: every kernel is timed with CUDA events, behind a spinning kernel that keeps the GPU busy
+while the launch is issued (so no launch's host time is timed), interleaved round after round;
+medians are printed, with bound / C++ (target <= 1.05). The bound and C++ draws are checked to
+be bit-identical.
 
     python benchmarks/curand.py [--runs 30]
 """
@@ -125,12 +126,25 @@ def xoroshiro_sum(states, out, count):
     out[i] = total
 
 
-def timed(launch):
-    """A function that runs ``launch`` twice and returns the second run's time in ms."""
+SPIN = r"""
+extern "C" __global__ void spin(long long cycles) {
+  long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+"""
+SPIN_CYCLES = 2_000_000  # about 1 ms: longer than issuing the timed launch takes
+
+
+def timed(launch, spin):
+    """A function that times one run of ``launch`` in ms, with CUDA events. A spinning kernel
+    queued first keeps the GPU busy while the host issues the start event, the launch and the
+    stop event, so the time is the kernel's alone: without it, a kernel shorter than a Numba
+    launch's host time (the sum kernels: ~40 us) would be timed with the GPU idle in between."""
     start, stop = cuda.event(), cuda.event()
 
     def once() -> float:
-        launch()  # untimed: keeps the GPU busy while the timed launch is issued
+        spin(np.int64(SPIN_CYCLES), block=(1, 1, 1), grid=(1, 1))
         start.record()
         launch()
         stop.record()
@@ -186,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         "C++ sum": lambda: cxx_sum(cxx_states, sums["c"], count, block=block, grid=grid),
         "xoroshiro sum": lambda: xoroshiro_sum[GRID, BLOCK](xoro_states, sums["x"], PER_THREAD),
     }
-    timers = {name: timed(launch) for name, launch in launchers.items()}
+    spin = SourceModule(SPIN).get_function("spin")
+    timers = {name: timed(launch, spin) for name, launch in launchers.items()}
     for once in timers.values():
         for _ in range(3):
             once()

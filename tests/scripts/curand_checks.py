@@ -144,6 +144,28 @@ __device__ void draw_all(State *s, int i, int n, unsigned int *bits, float *valu
     draw_all(&s, i, n, bits, values);                                                     \
   }
 
+// The moments kernel's draws (make_moments_kernel), for a bit-for-bit comparison.
+#define MOMENTS(NAME, STATE)                                                              \
+  extern "C" __global__ void NAME(unsigned long long seed, int threads, int per_thread,   \
+                                  float *out) {                                           \
+    int i = blockIdx.x * blockDim.x + threadIdx.x;                                        \
+    if (i >= threads) return;                                                             \
+    long long count = (long long)threads * per_thread;                                    \
+    STATE s;                                                                              \
+    curand_init(seed, i, 0, &s);                                                          \
+    for (int k = 0; k < per_thread; ++k) {                                                \
+      long long j = (long long)i * per_thread + k;                                        \
+      out[j] = curand_uniform(&s);                                                        \
+      out[count + j] = curand_normal(&s);                                                 \
+      out[2 * count + j] = curand_log_normal(&s, LOG_MEAN, LOG_STDDEV);                   \
+      out[3 * count + j] = (float)curand_poisson(&s, POISSON_LAMBDA);                     \
+    }                                                                                     \
+  }
+
+MOMENTS(moments_xorwow, curandStateXORWOW_t)
+MOMENTS(moments_philox, curandStatePhilox4_32_10_t)
+MOMENTS(moments_mrg32k3a, curandStateMRG32k3a_t)
+
 REFERENCE(reference_xorwow, curandStateXORWOW_t)
 REFERENCE(reference_philox, curandStatePhilox4_32_10_t)
 REFERENCE(reference_mrg32k3a, curandStateMRG32k3a_t)
@@ -287,12 +309,25 @@ def run_bits() -> None:
 
 
 def run_moments() -> None:
+    from numbast_import.compiler import SourceModule
+
+    reference = SourceModule(REFERENCE, options=REFERENCE_OPTIONS, no_extern_c=True)
     count = THREADS * PER_THREAD
     expected = expected_moments()
     for name, State in GENERATORS.items():
         out = cuda.to_device(np.zeros((4, count), np.float32))
         _launch(cuda.jit(make_moments_kernel(State)), THREADS, np.uint64(SEED), out)
-        draws = out.copy_to_host().astype(np.float64)
+        want = cuda.to_device(np.zeros((4, count), np.float32))
+        reference.get_function(f"moments_{name}")(
+            np.uint64(SEED), np.int32(THREADS), np.int32(PER_THREAD), want,
+            block=(128, 1, 1), grid=((THREADS + 127) // 128, 1),
+        )  # fmt: skip
+        cuda.synchronize()
+        got = out.copy_to_host()
+        np.testing.assert_array_equal(
+            got.view(np.uint32), want.copy_to_host().view(np.uint32), f"{name}: moment draws"
+        )
+        draws = got.astype(np.float64)
         for row, (distribution, (mean, variance, mu4)) in enumerate(expected.items()):
             sample = draws[row]
             mean_error = abs(sample.mean() - mean) / math.sqrt(variance / count)

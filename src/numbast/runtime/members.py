@@ -160,11 +160,16 @@ def _install_mutation_rewrite() -> None:
 
 
 def store_back_into_source(block, definitions: dict, variable, loc) -> None:
-    """Append ``arr[i] = variable`` to ``block`` when ``variable`` was read from ``arr[i]``
-    (``definitions``: variable name -> the expression assigned to it), so that an update of
-    the value reaches the array element it came from."""
+    """Append ``arr[i] = variable`` to ``block`` when ``variable`` is the value of ``arr[i]``
+    written in the call itself (``f(arr[i])``, ``arr[i].m()``: a temporary), so that an update
+    reaches the array element (``definitions``: variable name -> the expression assigned to
+    it). A named variable (``local = arr[i]``) is a copy, as in Python and C++: updates stay
+    in it until the kernel stores it. Python 3.12's bytecode assigns ``arr[i]`` to the name
+    directly, so the name, not the definition, tells the two apart."""
     from numba.cuda.core import ir
 
+    if not variable.name.startswith("$"):
+        return
     source = definitions.get(variable.name)
     if source is not None and source.op in ("getitem", "static_getitem"):
         index = source.index if source.op == "getitem" else source.index_var
