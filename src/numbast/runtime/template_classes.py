@@ -51,14 +51,12 @@ from .template_args import (
     type_argument,
     value_argument,
 )
+from .template_calls import keyword_arguments, needs_compiler_for_result, plan_instance_call
 from .template_probe import NO_COUNTERPART, Probe, TemplateInstantiationError
 from .templates import (
     NEEDS_COMPILER,
     TemplateContext,
     complete_arguments,
-    keyword_arguments,
-    needs_compiler_for_result,
-    plan_instance_call,
     refresh_numba,
     register_instance_spelling,
 )

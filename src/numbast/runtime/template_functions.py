@@ -35,12 +35,9 @@ from .template_args import (
     substitute,
     template_id,
 )
-from .template_probe import Probe, TemplateInstantiationError
-from .templates import (
-    NEEDS_COMPILER,
-    TemplateContext,
+from .template_calls import (
+    InstanceCalls,
     call_layout,
-    complete_arguments,
     deduce_from_call,
     intent_modes,
     keyword_arguments,
@@ -49,6 +46,8 @@ from .templates import (
     plan_instance_call,
     with_keywords,
 )
+from .template_probe import Probe, TemplateInstantiationError
+from .templates import NEEDS_COMPILER, TemplateContext, complete_arguments
 
 logger = logging.getLogger(__name__)
 
@@ -156,7 +155,7 @@ class _Instantiator:
     def __init__(self, binder: FunctionTemplateBinder, explicit: tuple[TemplateArgument, ...]):
         self.binder = binder
         self.explicit = explicit
-        self._calls: dict[tuple, Call | str] = {}  # (argument keys, arity) -> call, or why not
+        self._calls = InstanceCalls()  # by (argument keys, arity)
         self._by_signature: dict[tuple, Call] = {}
         self._lock = threading.Lock()
 
@@ -247,18 +246,8 @@ class _Instantiator:
         """The instance's call with the first ``arity`` parameters (trailing defaulted ones
         left out)."""
         key = (tuple(a.key for a in arguments), arity)
-        with self._lock:
-            known = self._calls.get(key)
-        if known is None:
-            try:
-                known = self._instantiate(arguments, arity)
-            except (TemplateInstantiationError, TypeError) as exc:
-                known = f"{self._callee(arguments)}: {exc}"
-            with self._lock:
-                self._calls[key] = known
-        if isinstance(known, str):
-            raise TemplateInstantiationError(known)
-        return known
+        make = functools.partial(self._instantiate, arguments, arity)
+        return self._calls.get(key, make, self._callee(arguments))
 
     # -- instantiation ----------------------------------------------------------------------
     def _instantiate(self, arguments: list[TemplateArgument], arity: int) -> Call:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,12 +25,9 @@ from .cxx_types import cxx_spelling_of
 from .rows import TemplateCallableRow, callable_row
 from .shim_text import method_call_body
 from .template_args import Deduction, TemplateArgument, substitute
-from .template_probe import Probe, TemplateInstantiationError
-from .templates import (
-    NEEDS_COMPILER,
-    TemplateContext,
+from .template_calls import (
+    InstanceCalls,
     call_layout,
-    complete_arguments,
     deduce_from_call,
     keyword_arguments,
     lower_without_keywords,
@@ -39,6 +35,8 @@ from .templates import (
     plan_instance_call,
     with_keywords,
 )
+from .template_probe import Probe, TemplateInstantiationError
+from .templates import NEEDS_COMPILER, TemplateContext, complete_arguments
 
 logger = logging.getLogger(__name__)
 
@@ -120,8 +118,7 @@ class _MemberTemplate:
         self.numba_type = numba_type
         self.class_arguments = class_arguments
         self.context = context
-        self._calls: dict[tuple, Call | str] = {}
-        self._lock = threading.Lock()
+        self._calls = InstanceCalls()  # by argument keys
         self.dispatcher: _Dispatcher | None = None  # set when its method name is registered
         owner = getattr(numba_type, "template_qual_name", None) or cxx_spelling_of(numba_type)
         self.modes = context.member_modes(owner, row)
@@ -173,18 +170,8 @@ class _MemberTemplate:
 
     def _call(self, arguments: list[TemplateArgument], own: list[TemplateArgument]) -> Call:
         key = tuple(a.key for a in arguments)
-        with self._lock:
-            known = self._calls.get(key)
-        if known is None:
-            try:
-                known = self._instantiate(arguments, own)
-            except (TemplateInstantiationError, TypeError) as exc:
-                known = f"{self.row.declaration}: {exc}"
-            with self._lock:
-                self._calls[key] = known
-        if isinstance(known, str):
-            raise TemplateInstantiationError(known)
-        return known
+        make = functools.partial(self._instantiate, arguments, own)
+        return self._calls.get(key, make, self.row.declaration)
 
     def _instantiate(self, arguments: list[TemplateArgument], own: list[TemplateArgument]) -> Call:
         row, context = self.row, self.context
