@@ -15,6 +15,7 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
+from .call_rewrites import install_call_rewrite, store_back_into_source
 from .overloads import (
     DEFAULT_REGISTRIES,
     Registries,
@@ -99,82 +100,40 @@ _REWRITE_INSTALLED: list = shared_table("rewrite", list)  # the rewrite class, o
 
 
 def _install_mutation_rewrite() -> None:
-    if _REWRITE_INSTALLED:
-        return
-    from numba.cuda.core import ir
-    from numba.cuda.core.rewrites import Rewrite, register_rewrite
-
-    @register_rewrite("before-inference")
-    class RewriteMutatingMethodCalls(Rewrite):
-        def match(self, func_ir, block, typemap, calltypes):
-            self.block = block
-            self.definitions = {}
-            self.calls = []
-            constants = set()  # names bound to globals: ``MyType.create()`` mutates nothing
-            for inst in block.body:
-                if isinstance(inst, ir.assign_types) and isinstance(
-                    inst.value, (ir.global_types, ir.freevar_types)
-                ):
-                    constants.add(inst.target.name)
-                if not isinstance(inst, ir.assign_types) or not isinstance(
-                    inst.value, ir.expr_types
-                ):
-                    continue
-                expr = inst.value
-                self.definitions[inst.target.name] = expr
-                if expr.op == "call" and expr.func.name in self.definitions:
-                    callee = self.definitions[expr.func.name]
-                    if (
-                        callee.op == "getattr"
-                        and callee.attr in _MUTATING_STUBS
-                        and callee.value.name not in constants
-                    ):
-                        self.calls.append(inst)
-            return bool(self.calls)
-
-        def apply(self):
-            block = self.block.copy()
-            block.clear()
-            scope = self.block.scope
-            for inst in self.block.body:
-                if inst not in self.calls:
-                    block.append(inst)
-                    continue
-                loc = inst.loc
-                callee = self.definitions[inst.value.func.name]
-                obj = callee.value
-                stub = _MUTATING_STUBS[callee.attr]
-                stub_var = scope.redefine("$numbast_mutator", loc)
-                block.append(ir.Assign(ir.Global(stub.__name__, stub, loc), stub_var, loc))
-                pair = scope.redefine("$numbast_mutated", loc)
-                call = ir.Expr.call(stub_var, [obj, *inst.value.args], inst.value.kws, loc)
-                block.append(ir.Assign(call, pair, loc))
-                block.append(
-                    ir.Assign(ir.Expr.static_getitem(pair, 0, None, loc), inst.target, loc)
-                )
-                block.append(ir.Assign(ir.Expr.static_getitem(pair, 1, None, loc), obj, loc))
-                store_back_into_source(block, self.definitions, obj, loc)
-            return block
-
-    _REWRITE_INSTALLED.append(RewriteMutatingMethodCalls)
+    install_call_rewrite(
+        _REWRITE_INSTALLED, "RewriteMutatingMethodCalls", _mutating_callee, _call_mutating_stub
+    )
 
 
-def store_back_into_source(block, definitions: dict, variable, loc) -> None:
-    """Append ``arr[i] = variable`` to ``block`` when ``variable`` is the value of ``arr[i]``
-    written in the call itself (``f(arr[i])``, ``arr[i].m()``: a temporary), so that an update
-    reaches the array element (``definitions``: variable name -> the expression assigned to
-    it). A named variable (``local = arr[i]``) is a copy, as in Python and C++: updates stay
-    in it until the kernel stores it. Python 3.12's bytecode assigns ``arr[i]`` to the name
-    directly, so the name, not the definition, tells the two apart."""
+def _mutating_callee(call, known: dict[str, Any], definitions: dict[str, Any]):
+    """The ``obj.m`` expression a call calls, when some bound type declares a non-const ``m``
+    and ``obj`` is no global (``MyType.create()`` mutates nothing)."""
+    callee = definitions.get(call.func.name)
+    if (
+        callee is not None
+        and callee.op == "getattr"
+        and callee.attr in _MUTATING_STUBS
+        and callee.value.name not in known
+    ):
+        return callee
+    return None
+
+
+def _call_mutating_stub(block, scope, inst, callee, definitions: dict[str, Any]) -> None:
+    """``r = obj.m(args)`` -> ``t = numbast_mutating_m(obj, args); r = t[0]; obj = t[1]``."""
     from numba.cuda.core import ir
 
-    if not variable.name.startswith("$"):
-        return
-    source = definitions.get(variable.name)
-    if source is not None and source.op in ("getitem", "static_getitem"):
-        index = source.index if source.op == "getitem" else source.index_var
-        if index is not None:
-            block.append(ir.SetItem(source.value, index, variable, loc))
+    loc = inst.loc
+    obj = callee.value
+    stub = _MUTATING_STUBS[callee.attr]
+    stub_var = scope.redefine("$numbast_mutator", loc)
+    block.append(ir.Assign(ir.Global(stub.__name__, stub, loc), stub_var, loc))
+    pair = scope.redefine("$numbast_mutated", loc)
+    call = ir.Expr.call(stub_var, [obj, *inst.value.args], inst.value.kws, loc)
+    block.append(ir.Assign(call, pair, loc))
+    block.append(ir.Assign(ir.Expr.static_getitem(pair, 0, None, loc), inst.target, loc))
+    block.append(ir.Assign(ir.Expr.static_getitem(pair, 1, None, loc), obj, loc))
+    store_back_into_source(block, definitions, obj, loc)
 
 
 # -- static methods ---------------------------------------------------------------------------

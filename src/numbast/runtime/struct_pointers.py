@@ -25,6 +25,7 @@ from numba.cuda import cgutils, types
 from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, signature
 
+from .call_rewrites import install_call_rewrite, store_back_into_source
 from .overloads import DEFAULT_REGISTRIES, Registries, make_function_stub
 from .state import LOCK, shared_table
 
@@ -181,68 +182,38 @@ def _load_from_stack(context, builder, numba_type: types.Type, slot):
 
 
 def _install_rewrite() -> None:
-    if _REWRITE_INSTALLED:
-        return
+    install_call_rewrite(
+        _REWRITE_INSTALLED, "RewriteStructPointerArguments", _pick_call, _call_updater
+    )
+
+
+def _pick_call(call, known: dict[str, Any], definitions: dict[str, Any]):
+    if call.kws or call.vararg is not None:
+        return None
+    return _called_stub(call.func.name, known, definitions)
+
+
+def _call_updater(block, scope, inst, stub, definitions: dict[str, Any]) -> None:
+    """``r = f(a, s)`` -> ``t = numbast_updating_f(<positions>, a, s); r = t[0]; s = t[1]``."""
     from numba.cuda.core import ir
-    from numba.cuda.core.rewrites import Rewrite, register_rewrite
 
-    from .members import store_back_into_source
-
-    @register_rewrite("before-inference")
-    class RewriteStructPointerArguments(Rewrite):
-        def match(self, func_ir, block, typemap, calltypes):
-            self.block = block
-            self.definitions: dict[str, Any] = {}
-            self.calls: dict[Any, Callable] = {}  # call statement -> function stub
-            known: dict[str, Any] = {}  # variable -> the global or free variable it holds
-            for inst in block.body:
-                if not isinstance(inst, ir.assign_types):
-                    continue
-                value = inst.value
-                if isinstance(value, (ir.global_types, ir.freevar_types)):
-                    known[inst.target.name] = value.value
-                    continue
-                if not isinstance(value, ir.expr_types):
-                    continue
-                self.definitions[inst.target.name] = value
-                if value.op != "call" or value.kws or value.vararg is not None:
-                    continue
-                stub = _called_stub(value.func.name, known, self.definitions)
-                if stub is not None:
-                    self.calls[inst] = stub
-            return bool(self.calls)
-
-        def apply(self):
-            block = self.block.copy()
-            block.clear()
-            scope = self.block.scope
-            for inst in self.block.body:
-                stub = self.calls.get(inst)
-                if stub is None:
-                    block.append(inst)
-                    continue
-                loc, call = inst.loc, inst.value
-                positions = sorted(p for p in _POSITIONS[stub] if p < len(call.args))
-                updater = _UPDATERS[stub]
-                updater_var = scope.redefine("$numbast_updater", loc)
-                block.append(ir.Assign(ir.Global(updater.__name__, updater, loc), updater_var, loc))
-                mask_var = scope.redefine("$numbast_positions", loc)
-                mask = sum(1 << p for p in positions)
-                block.append(ir.Assign(ir.Const(mask, loc), mask_var, loc))
-                updated = scope.redefine("$numbast_updated", loc)
-                expr = ir.Expr.call(updater_var, [mask_var, *call.args], (), loc)
-                block.append(ir.Assign(expr, updated, loc))
-                block.append(
-                    ir.Assign(ir.Expr.static_getitem(updated, 0, None, loc), inst.target, loc)
-                )
-                for slot, position in enumerate(positions, start=1):
-                    argument = call.args[position]
-                    item = ir.Expr.static_getitem(updated, slot, None, loc)
-                    block.append(ir.Assign(item, argument, loc))
-                    store_back_into_source(block, self.definitions, argument, loc)
-            return block
-
-    _REWRITE_INSTALLED.append(RewriteStructPointerArguments)
+    loc, call = inst.loc, inst.value
+    positions = sorted(p for p in _POSITIONS[stub] if p < len(call.args))
+    updater = _UPDATERS[stub]
+    updater_var = scope.redefine("$numbast_updater", loc)
+    block.append(ir.Assign(ir.Global(updater.__name__, updater, loc), updater_var, loc))
+    mask_var = scope.redefine("$numbast_positions", loc)
+    mask = sum(1 << p for p in positions)
+    block.append(ir.Assign(ir.Const(mask, loc), mask_var, loc))
+    updated = scope.redefine("$numbast_updated", loc)
+    expr = ir.Expr.call(updater_var, [mask_var, *call.args], (), loc)
+    block.append(ir.Assign(expr, updated, loc))
+    block.append(ir.Assign(ir.Expr.static_getitem(updated, 0, None, loc), inst.target, loc))
+    for slot, position in enumerate(positions, start=1):
+        argument = call.args[position]
+        item = ir.Expr.static_getitem(updated, slot, None, loc)
+        block.append(ir.Assign(item, argument, loc))
+        store_back_into_source(block, definitions, argument, loc)
 
 
 def _called_stub(name: str, known: dict[str, Any], definitions: dict[str, Any]):
