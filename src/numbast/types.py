@@ -25,9 +25,10 @@ from collections.abc import Iterator, MutableMapping
 from numba.cuda import types as nbtypes
 from numba.cuda.vector_types import vector_types
 
-from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE, cxx_spelling_of
+from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE
 from numbast.dynamic.numba_types import register_cxx_type as _register_in_table
-from numbast.planning.type_rules import UnsupportedTypeError, normalize_cxx_name
+from numbast.planning.type_rules import normalize_cxx_name
+from numbast.runtime.cxx_types import NoCxxSpelling, cxx_spelling_of
 
 # CUDA vector type prefix -> (Numba element name, C++ alignment by lane count). ``long<N>``
 # and ``ulong<N>`` are left out, as NVIDIA does: their width depends on the platform's long.
@@ -212,7 +213,7 @@ def to_c_type_str(nbty: nbtypes.Type) -> str:
         return vector
     try:
         return cxx_spelling_of(nbty)
-    except UnsupportedTypeError as exc:
+    except NoCxxSpelling as exc:
         raise ValueError(f"Numba type {nbty} has no C++ type: {exc}") from None
 
 

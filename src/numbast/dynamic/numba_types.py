@@ -3,13 +3,13 @@
 Builtins, the CUDA vector types, ``__half`` and ``__nv_bfloat16`` are known from the start;
 bound structs and enums are added as they are bound; users add their own with
 ``register_cxx_type``. Lookups go through the canonical spelling, so typedefs resolve to what
-they name. The mapping rules are ``numbast.planning.type_rules``'s, shared with the static
-generator (which describes the same types as data instead).
+they name. The way back, a Numba type's C++ spelling (``cxx_spelling_of``), is the runtime's
+(``numbast.runtime.cxx_types``), which this table tells the names registered here. The mapping
+rules are ``numbast.planning.type_rules``'s, shared with the static generator (which describes
+the same types as data instead).
 """
 
 from __future__ import annotations
-
-import threading
 
 from numba.cuda import types
 from numba.cuda.vector_types import vector_types
@@ -19,10 +19,10 @@ from numbast.planning.type_rules import (
     BUILTIN_NUMBA_NAMES,
     TypeTable,
     UnsupportedTypeError,
-    normalize_cxx_name,
     value_type_name,
     vector_type_names,
 )
+from numbast.runtime.cxx_types import cxx_spelling_of, remember_spelling
 
 # Canonical C++ builtin spellings (as clang prints them for an LP64 target).
 _BUILTINS: dict[str, types.Type] = {
@@ -66,7 +66,7 @@ def register_cxx_type(cxx_name: str, numba_type: types.Type) -> None:
     if not isinstance(numba_type, types.Type):
         raise TypeError(f"register_cxx_type({cxx_name!r}, ...): expected a Numba type instance")
     NUMBA_TYPE_TABLE.register(cxx_name, numba_type)
-    _remember_spelling(numba_type, cxx_name)
+    remember_spelling(numba_type, cxx_name)
 
 
 def register_cxx_enum(cxx_name: str, numba_type: types.Type, storage: types.Integer) -> None:
@@ -75,56 +75,7 @@ def register_cxx_enum(cxx_name: str, numba_type: types.Type, storage: types.Inte
     if not isinstance(numba_type, types.Type):
         raise TypeError(f"register_cxx_enum({cxx_name!r}, ...): expected a Numba type instance")
     NUMBA_TYPE_TABLE.register_enum(cxx_name, numba_type, storage)
-    _remember_spelling(numba_type, cxx_name)
-
-
-# Numba type -> the C++ spelling template arguments are written with (the reverse mapping).
-# Several C++ names map to one Numba type (char / signed char, long / long long), so builtins get
-# a fixed choice; a type registered later keeps the first name it was registered under (a
-# struct's qualified name, not an alias). Only read and written under _SPELLINGS_LOCK.
-_SPELLINGS_LOCK = threading.Lock()
-_NUMBA_TO_CXX: dict[types.Type, str] = {
-    **{numba_type: cxx for cxx, numba_type in _vector_type_table().items()},
-    types.boolean: "bool",
-    types.int8: "signed char",
-    types.uint8: "unsigned char",
-    types.int16: "short",
-    types.uint16: "unsigned short",
-    types.int32: "int",
-    types.uint32: "unsigned int",
-    types.int64: "long long",
-    types.uint64: "unsigned long long",
-    types.float32: "float",
-    types.float64: "double",
-    types.float16: "__half",
-    types.bfloat16: "__nv_bfloat16",
-}
-
-
-def _remember_spelling(numba_type: types.Type, cxx_name: str) -> None:
-    with _SPELLINGS_LOCK:
-        _NUMBA_TO_CXX.setdefault(numba_type, normalize_cxx_name(cxx_name))
-
-
-def cxx_spelling_of(numba_type: types.Type) -> str:
-    """The C++ spelling of a Numba type, the reverse of ``to_numba_type``: how template
-    arguments deduced from Numba types are written (``::tmax<float>``). Literal types spell as
-    their underlying type. Raises UnsupportedTypeError when there is no C++ counterpart."""
-    numba_type = types.unliteral(numba_type)
-    if numba_type == types.voidptr:
-        return "void *"
-    if isinstance(numba_type, types.CPointer):
-        pointee = cxx_spelling_of(numba_type.dtype)
-        return f"{pointee}*" if pointee.endswith("*") else f"{pointee} *"
-    with _SPELLINGS_LOCK:
-        found = _NUMBA_TO_CXX.get(numba_type)
-    if found is None:
-        raise UnsupportedTypeError(
-            f"Numba type {numba_type} has no C++ spelling: bind the C++ type it stands for "
-            "first (bind_cxx_struct / bind_cxx_enum / a class template) or map it with "
-            "register_cxx_type"
-        )
-    return found
+    remember_spelling(numba_type, cxx_name)
 
 
 def enum_storage_type(cxx_type: Type) -> types.Integer | None:

@@ -3,8 +3,9 @@
 Template arguments deduced from Numba types are written in C++ (``::tmax<float>``), and types a
 probe or a specialization names in C++ (``Vec<float, 2>``) are looked up as Numba types. Bound
 structs and enums carry their C++ names; builtins and CUDA vector types have fixed spellings;
-anything else is registered (``register_spelling``, e.g. by ``register_cxx_type``). The tables
-are process-wide, shared by every copy of the runtime.
+anything else is registered (``register_spelling``; ``remember_spelling`` for the way back only,
+which ``register_cxx_type`` calls). The tables are process-wide, shared by every copy of the
+runtime.
 """
 
 from __future__ import annotations
@@ -42,6 +43,16 @@ def register_spelling(spelling: str, numba_type: types.Type) -> None:
         _BY_SPELLING[key] = numba_type
         if not _carries_name(numba_type):
             _SPELLING_OF.setdefault(numba_type, key)
+
+
+def remember_spelling(numba_type: types.Type, spelling: str) -> None:
+    """``numba_type`` is spelled ``spelling`` in C++ unless it has a spelling already (its own
+    name, a builtin's or a vector type's fixed one, or an earlier registration): what
+    ``register_cxx_type`` records for types that do not carry their C++ name."""
+    if _carries_name(numba_type):
+        return
+    with LOCK:
+        _SPELLING_OF.setdefault(numba_type, canonical_spelling(spelling))
 
 
 def _carries_name(numba_type: types.Type) -> bool:
@@ -93,15 +104,15 @@ def cxx_spelling_of(numba_type: types.Type) -> str:
         cxx_name = getattr(numba_type.instance_class, "_cxx_name_", None)
         if cxx_name is not None:
             return cxx_name
-    registered = _SPELLING_OF.get(numba_type)
-    if registered is not None:
-        return registered
     builtin = NUMBA_TO_CXX.get(getattr(numba_type, "name", ""))
     if builtin is not None and getattr(types, numba_type.name, None) == numba_type:
         return builtin
     for cxx, vector in _vector_types().items():
         if vector == numba_type:
             return cxx
+    registered = _SPELLING_OF.get(numba_type)
+    if registered is not None:
+        return registered
     raise NoCxxSpelling(
         f"Numba type {numba_type} has no C++ spelling: bind the C++ type it stands for first "
         "(a struct, an enum or a class template instance), or map it with register_cxx_type"
