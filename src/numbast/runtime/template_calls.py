@@ -20,6 +20,12 @@ from .rows import COPY, HIDDEN_OUT, POINTER, TemplateCallableRow, TemplateTypeRo
 from .template_args import typed_argument
 from .template_probe import TemplateInstantiationError
 
+# Compound assignment operators (``operator+=``): their call returns the updated first operand
+# (what Python's ``a += b`` assigns back), not the C++ result (a reference to it).
+COMPOUND_OPERATORS = frozenset(
+    {"iadd", "isub", "imul", "itruediv", "imod", "iand", "ior", "ixor", "ilshift", "irshift"}
+)
+
 _AUTO = re.compile(r"^(const\s+)?(auto|decltype\s*\(.*\))\s*[&*]*$")
 
 

@@ -36,6 +36,7 @@ from .template_args import (
     template_id,
 )
 from .template_calls import (
+    COMPOUND_OPERATORS,
     InstanceCalls,
     call_layout,
     deduce_from_call,
@@ -50,10 +51,6 @@ from .template_probe import Probe, TemplateInstantiationError
 from .templates import NEEDS_COMPILER, TemplateContext, complete_arguments
 
 logger = logging.getLogger(__name__)
-
-_COMPOUND = frozenset(
-    {"iadd", "isub", "imul", "itruediv", "imod", "iand", "ior", "ixor", "ilshift", "irshift"}
-)
 
 
 class FunctionTemplateStub:
@@ -280,7 +277,7 @@ class _Instantiator:
                     result = context.undescribe(description)
                 else:
                     parameter_types[int(slot[1:])] = context.undescribe(description)
-        compound = binder.row.operator in _COMPOUND
+        compound = binder.row.operator in COMPOUND_OPERATORS
         if binder.is_operator:
             body = functools.partial(operator_body, row.cxx_name)
         else:
