@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from numba.cuda import types
@@ -31,6 +31,11 @@ _AUTO = re.compile(r"^(const\s+)?(auto|decltype\s*\(.*\))\s*[&*]*$")
 
 def needs_compiler_for_result(row: TemplateTypeRow) -> bool:
     return row.pattern[0] == "dependent" or bool(_AUTO.match(row.spelling.strip()))
+
+
+def declared_values(spellings: Iterable[str]) -> str:
+    """Values of the types ``spellings`` for a call inside a probe's ``decltype``."""
+    return ", ".join(f"nbi_probe::declval<{spelling}>()" for spelling in spellings)
 
 
 def shim_value(numba_type: types.Type, type_row: TemplateTypeRow | None = None) -> ShimValue:

@@ -32,7 +32,6 @@ from .template_args import (
     DeductionError,
     TemplateArgument,
     explicit_argument,
-    substitute,
     template_id,
 )
 from .template_calls import (
@@ -43,12 +42,11 @@ from .template_calls import (
     intent_modes,
     keyword_arguments,
     lower_without_keywords,
-    needs_compiler_for_result,
     plan_instance_call,
     with_keywords,
 )
-from .template_probe import Probe, TemplateInstantiationError
-from .templates import NEEDS_COMPILER, TemplateContext, complete_arguments
+from .template_probe import TemplateInstantiationError
+from .templates import TemplateContext, complete_arguments
 
 logger = logging.getLogger(__name__)
 
@@ -250,33 +248,14 @@ class _Instantiator:
     def _instantiate(self, arguments: list[TemplateArgument], arity: int) -> Call:
         binder, row, context = self.binder, self.binder.callable, self.binder.context
         callee = self._callee(arguments)
-        params = row.params[:arity]
-        parameter_types: list[Any] = [
-            context.evaluate(t.pattern, arguments) for _n, t, _d in params
-        ]
-        spelled = [substitute(t.spelling, arguments) for _n, t, _d in params]
-        result: Any = None
-        if row.result is not None:
-            result = NEEDS_COMPILER
-            if not needs_compiler_for_result(row.result):
-                result = context.evaluate(row.result.pattern, arguments)
-        unknown = {f"p{i}": spelled[i] for i, t in enumerate(parameter_types) if t is None}
-        if row.result is not None and result is NEEDS_COMPILER:
-            call = f"{callee}({', '.join(f'nbi_probe::declval<{p}>()' for p in spelled)})"
-            unknown["r"] = f"decltype({call})"
-        if unknown:
-
-            def ask() -> dict:
-                answer = context.probe(Probe(types_=unknown), callee)
-                return {slot: context.describe(answer.types[slot]) for slot in unknown}
-
-            key = ["function", row.declaration, callee, arity, sorted(unknown.items())]
-            answers = context.recorded(key, ask)
-            for slot, description in answers.items():
-                if slot == "r":
-                    result = context.undescribe(description)
-                else:
-                    parameter_types[int(slot[1:])] = context.undescribe(description)
+        parameter_types, result = context.callable_types(
+            row.params[:arity],
+            row.result,
+            arguments,
+            lambda values: f"{callee}({values})",
+            callee,
+            lambda unknown: ["function", row.declaration, callee, arity, sorted(unknown.items())],
+        )
         compound = binder.row.operator in COMPOUND_OPERATORS
         if binder.is_operator:
             body = functools.partial(operator_body, row.cxx_name)

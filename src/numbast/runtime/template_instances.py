@@ -27,7 +27,12 @@ from .shim_text import (
 )
 from .struct_padding import FieldSlot, padded_members
 from .template_args import Deduction, DeductionError, TemplateArgument, substitute
-from .template_calls import COMPOUND_OPERATORS, needs_compiler_for_result, plan_instance_call
+from .template_calls import (
+    COMPOUND_OPERATORS,
+    declared_values,
+    needs_compiler_for_result,
+    plan_instance_call,
+)
 from .template_probe import NO_COUNTERPART, Probe, TemplateInstantiationError
 from .templates import NEEDS_COMPILER, TemplateContext
 
@@ -267,9 +272,7 @@ def _result_expression(
     member: TemplateCallableRow, arguments: list[TemplateArgument], instance: str
 ) -> str:
     """``decltype`` of calling ``member`` on an instance, for results only the compiler knows."""
-    values = ", ".join(
-        f"nbi_probe::declval<{substitute(t.spelling, arguments)}>()" for _n, t, _d in member.params
-    )
+    values = declared_values(substitute(t.spelling, arguments) for _n, t, _d in member.params)
     if member.kind == rows.STATIC_METHOD:
         return f"decltype({instance}::{member.cxx_name}({values}))"
     target = f"nbi_probe::declval<{instance} &>()"

@@ -24,19 +24,18 @@ from .calls import Call
 from .cxx_types import cxx_spelling_of
 from .rows import TemplateCallableRow, callable_row
 from .shim_text import method_call_body
-from .template_args import Deduction, TemplateArgument, substitute
+from .template_args import Deduction, TemplateArgument
 from .template_calls import (
     InstanceCalls,
     call_layout,
     deduce_from_call,
     keyword_arguments,
     lower_without_keywords,
-    needs_compiler_for_result,
     plan_instance_call,
     with_keywords,
 )
-from .template_probe import Probe, TemplateInstantiationError
-from .templates import NEEDS_COMPILER, TemplateContext, complete_arguments
+from .template_probe import TemplateInstantiationError
+from .templates import TemplateContext, complete_arguments
 
 logger = logging.getLogger(__name__)
 
@@ -177,29 +176,14 @@ class _MemberTemplate:
         row, context = self.row, self.context
         this = cxx_spelling_of(self.numba_type)
         method = f"{row.cxx_name}<{', '.join(a.cxx for a in own)}>"
-        params = [context.evaluate(t.pattern, arguments) for _n, t, _d in row.params]
-        spelled = [substitute(t.spelling, arguments) for _n, t, _d in row.params]
-        result: Any = None
-        unknown = {f"p{i}": spelled[i] for i, t in enumerate(params) if t is NEEDS_COMPILER}
-        if row.result is not None:
-            result = NEEDS_COMPILER
-            if not needs_compiler_for_result(row.result):
-                result = context.evaluate(row.result.pattern, arguments)
-            if result is NEEDS_COMPILER:
-                values = ", ".join(f"nbi_probe::declval<{p}>()" for p in spelled)
-                unknown["r"] = f"decltype(nbi_probe::declval<::{this} &>().{method}({values}))"
-        if unknown:
-
-            def ask() -> dict:
-                answer = context.probe(Probe(types_=unknown), f"::{this}::{method}")
-                return {slot: context.describe(answer.types[slot]) for slot in unknown}
-
-            answers = context.recorded(["member", row.declaration, this, method], ask)
-            for slot, description in answers.items():
-                if slot == "r":
-                    result = context.undescribe(description)
-                else:
-                    params[int(slot[1:])] = context.undescribe(description)
+        params, result = context.callable_types(
+            row.params,
+            row.result,
+            arguments,
+            lambda values: f"nbi_probe::declval<::{this} &>().{method}({values})",
+            f"::{this}::{method}",
+            lambda _unknown: ["member", row.declaration, this, method],
+        )
         object_value = ShimValue(self.numba_type, this, align=self.numba_type.alignof_)
         plan = plan_instance_call(
             row,

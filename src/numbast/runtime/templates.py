@@ -23,11 +23,11 @@ from numba.cuda import types
 
 from .cxx_types import canonical_spelling, cxx_spelling_of, numba_type_of, register_spelling
 from .overloads import DEFAULT_REGISTRIES, Registries
-from .rows import TemplateCallableRow
+from .rows import TemplateCallableRow, TemplateTypeRow
 from .shim_library import ShimLibrary
 from .state import LOCK, shared_table
 from .template_args import TemplateArgument, integer_value, substitute, type_argument
-from .template_calls import intent_modes
+from .template_calls import declared_values, intent_modes, needs_compiler_for_result
 from .template_probe import NO_COUNTERPART, KnownTemplate, Probe, TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
@@ -192,6 +192,45 @@ class TemplateContext:
             record = make()
             self.store.put(key, record)
         return record
+
+    def callable_types(
+        self,
+        params: Sequence[tuple],
+        result: TemplateTypeRow | None,
+        arguments: Sequence[TemplateArgument],
+        call_of: Callable[[str], str],
+        what: str,
+        record_key: Callable[[dict[str, str]], list],
+    ) -> tuple[list[Any], Any]:
+        """The parameter types and the result type (None: void) of one instance of a callable
+        template, ``params`` (name, type row, default) and ``result`` substituted with
+        ``arguments``: what substitution tells, and the rest asked of the compiler once
+        (recorded under ``record_key(unknown slots)``); a result only ``decltype`` tells is
+        that of ``call_of(arguments' declvals)``, the instance's call in C++."""
+        parameter_types = [self.evaluate(t.pattern, arguments) for _n, t, _d in params]
+        spelled = [substitute(t.spelling, arguments) for _n, t, _d in params]
+        unknown = {
+            f"p{i}": spelled[i] for i, t in enumerate(parameter_types) if t is NEEDS_COMPILER
+        }
+        result_type: Any = None
+        if result is not None:
+            result_type = NEEDS_COMPILER
+            if not needs_compiler_for_result(result):
+                result_type = self.evaluate(result.pattern, arguments)
+            if result_type is NEEDS_COMPILER:
+                unknown["r"] = f"decltype({call_of(declared_values(spelled))})"
+        if unknown:
+
+            def ask() -> dict:
+                answer = self.probe(Probe(types_=unknown), what)
+                return {slot: self.describe(answer.types[slot]) for slot in unknown}
+
+            for slot, description in self.recorded(record_key(unknown), ask).items():
+                if slot == "r":
+                    result_type = self.undescribe(description)
+                else:
+                    parameter_types[int(slot[1:])] = self.undescribe(description)
+        return parameter_types, result_type
 
     # -- types in records -----------------------------------------------------------------
     def describe(self, numba_type: types.Type | None) -> Any:
