@@ -24,7 +24,7 @@ from numba.cuda.datamodel.models import StructModel
 from ast_canopy.model import Method, Struct
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE, register_cxx_type
 from numbast.planning.declarations import location_of, plan_struct, plan_struct_body
-from numbast.planning.diagnostics import BindingError, warn_skipped
+from numbast.planning.diagnostics import BindingError, bind_each, warn_skipped
 from numbast.planning.intents import IntentSpec
 from numbast.runtime.apply import apply_struct, make_struct_type_of
 from numbast.runtime.row_writer import RowWriter
@@ -111,12 +111,9 @@ def bind_cxx_structs(
             f"aliases must be a mapping {{struct name: [alias, ...]}}, not "
             f"{type(aliases).__name__}; to leave structs out pass exclude=... by keyword"
         )
-    excluded = set(exclude)
-    bound: list[type] = []
-    for decl in structs:
-        if decl.name in excluded:
-            continue
-        stub = bind_cxx_struct(
+
+    def bind(decl: Struct) -> type | None:
+        return bind_cxx_struct(
             shim_writer,
             decl,
             _by_name(parent_types, decl, aliases, types.Type),
@@ -124,9 +121,8 @@ def bind_cxx_structs(
             aliases or {},
             arg_intent=arg_intent,
         )
-        if stub is not None:
-            bound.append(stub)
-    return bound
+
+    return bind_each(structs, exclude, bind)
 
 
 def _by_name(table: Mapping[str, Any] | None, decl: Struct, aliases, default: Any) -> Any:

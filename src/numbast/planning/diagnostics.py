@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import logging
 import warnings
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+_Bound = TypeVar("_Bound")
 
 logger = logging.getLogger(__name__)
 
@@ -22,3 +26,13 @@ def warn_skipped(kind: str, qual_name: str, reason: str, where: str = "") -> Non
     message = f"numbast: skipped {kind} {qual_name}{location}: {reason}"
     logger.info(message)
     warnings.warn(message, BindingSkippedWarning, stacklevel=3)
+
+
+def bind_each(
+    declarations: Iterable[Any], exclude: Iterable[str], bind: Callable[[Any], _Bound | None]
+) -> list[_Bound]:
+    """``bind`` applied to each declaration whose name ``exclude`` does not hold, in order; a
+    declaration ``bind`` skips (it warns and returns None) is left out of the list."""
+    excluded = set(exclude)
+    results = (bind(decl) for decl in declarations if decl.name not in excluded)
+    return [result for result in results if result is not None]

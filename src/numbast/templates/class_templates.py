@@ -38,7 +38,7 @@ from ast_canopy.model import (
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE
 from numbast.dynamic.structs import bind_cxx_struct, method_intent_spec
 from numbast.planning.declarations import location_of
-from numbast.planning.diagnostics import BindingError, warn_skipped
+from numbast.planning.diagnostics import BindingError, bind_each, warn_skipped
 from numbast.planning.templates import alias_template_row, class_template_row
 from numbast.planning.type_rules import normalize_cxx_name
 from numbast.runtime.cxx_types import canonical_spelling
@@ -166,13 +166,10 @@ def bind_cxx_class_templates(
     name; the other keywords are those of :func:`bind_cxx_class_template`."""
     if shim_writer is None:
         raise TypeError("bind_cxx_class_templates: shim_writer is required")
-    excluded = set(exclude)
     specializations = list(specializations)
-    bound: list[ClassTemplateStub] = []
-    for decl in class_templates:
-        if decl.name in excluded:
-            continue
-        stub = bind_cxx_class_template(
+
+    def bind(decl: ClassTemplate) -> ClassTemplateStub | None:
+        return bind_cxx_class_template(
             decl,
             shim_writer,
             header_path,
@@ -183,9 +180,8 @@ def bind_cxx_class_templates(
             options=options,
             partial_specializations=partial_specializations,
         )
-        if stub is not None:
-            bound.append(stub)
-    return bound
+
+    return bind_each(class_templates, exclude, bind)
 
 
 def clear_concrete_type_caches() -> None:
