@@ -1,57 +1,41 @@
-"""C++ operator spellings -> the Python ``operator`` functions Numba types them through."""
+"""C++ operator spellings -> the Python ``operator`` functions Numba types them through.
+
+The table is ast_canopy's (``CXX_OP_TO_PYTHON_OP``, NVIDIA's names); this module says which
+entry applies to a declaration with a given number of operands.
+"""
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable
 
-BINARY: dict[str, Callable] = {
-    "+": operator.add,
-    "-": operator.sub,
-    "*": operator.mul,
-    "/": operator.truediv,
-    "%": operator.mod,
-    "&": operator.and_,
-    "|": operator.or_,
-    "^": operator.xor,
-    "<<": operator.lshift,
-    ">>": operator.rshift,
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    ">": operator.gt,
-    "<=": operator.le,
-    ">=": operator.ge,
-}
+from ast_canopy.operators import CXX_OP_TO_PYTHON_OP
 
-UNARY: dict[str, Callable] = {
-    "-": operator.neg,
-    "+": operator.pos,
-    "~": operator.invert,
-}
+# Not bound: `!` (Python's `not` cannot be overloaded), assignment (nor can `=`).
+_NOT_BOUND = frozenset({"!", "="})
+_COMPARISONS = frozenset({"==", "!=", "<=", ">="})
+# Numba types `~x` as operator.invert; the table (as NVIDIA's) has its alias operator.inv, a
+# distinct object Numba does not dispatch on.
+_UNARY_ONLY = {"~": operator.invert}
 
 # Compound assignments mutate their left operand: the binding returns the updated value and
 # Python's ``x += y`` rebinds ``x`` to it, which is C++'s in-place update seen from Numba.
 COMPOUND: dict[str, Callable] = {
-    "+=": operator.iadd,
-    "-=": operator.isub,
-    "*=": operator.imul,
-    "/=": operator.itruediv,
-    "%=": operator.imod,
-    "&=": operator.iand,
-    "|=": operator.ior,
-    "^=": operator.ixor,
-    "<<=": operator.ilshift,
-    ">>=": operator.irshift,
+    symbol: function
+    for symbol, function in CXX_OP_TO_PYTHON_OP.items()
+    if symbol.endswith("=") and symbol not in _COMPARISONS | _NOT_BOUND
 }
 
 
 def python_operator_for(symbol: str, operand_count: int) -> Callable | None:
     """The operator function for a C++ operator with this many operands (``this`` counted)."""
-    if symbol in COMPOUND and operand_count == 2:
-        return COMPOUND[symbol]
-    if operand_count == 2:
-        return BINARY.get(symbol)
-    if operand_count == 1:
-        return UNARY.get(symbol)
-    return None
+    if symbol in _NOT_BOUND:
+        return None
+    found = CXX_OP_TO_PYTHON_OP.get(symbol)
+    if isinstance(found, list):  # "+" and "-": [unary, binary]
+        return found[operand_count - 1] if operand_count in (1, 2) else None
+    if found is None:
+        return None
+    if symbol in _UNARY_ONLY:
+        return _UNARY_ONLY[symbol] if operand_count == 1 else None
+    return found if operand_count == 2 else None
