@@ -7,15 +7,10 @@ scripts); ``warm(names, archs)`` builds cache entries ahead of time. Every failu
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 from numbast_import.errors import HeaderImportError, HeaderParseError, ImportConfigError
 from numbast_import.registry import register, unregister
-
-if TYPE_CHECKING:
-    from numbast_import.warm import WarmResult
 
 __version__ = "0.1.0"
 
@@ -29,15 +24,11 @@ __all__ = [
 ]
 
 
-def warm(
-    names: Iterable[str],
-    archs: Sequence[str] | None = None,
-    into: str | os.PathLike[str] | None = None,
-    config: str | os.PathLike[str] | None = None,
-) -> list[WarmResult]:
-    """Build the cache entries of ``names`` ahead of time, for each of ``archs`` (default: the
-    arch an import would use), into ``into`` (default: the writable root); see
-    :func:`numbast_import.warm.warm`."""
-    from numbast_import.warm import warm as _warm
+def __getattr__(name: str) -> Any:
+    # ``warm`` imports the build machinery; an import of a cached module never needs it.
+    if name == "warm":
+        from numbast_import.warming import warm
 
-    return _warm(names, archs=archs, into=into, config=config)
+        globals()["warm"] = warm
+        return warm
+    raise AttributeError(f"module 'numbast_import' has no attribute {name!r}")

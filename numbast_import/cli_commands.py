@@ -274,7 +274,7 @@ def cmd_prune(ctx: Context, args) -> int:
 
 
 def cmd_warm(ctx: Context, args) -> int:
-    from numbast_import.warm import warm
+    from numbast_import.warming import warm
 
     results = warm(args.names, archs=args.arch, into=ctx.root, config=ctx.project.pyproject)
     lines = []

@@ -18,7 +18,7 @@ def cmd_coverage(ctx: Context, args) -> int:
     from numbast_import.arch import resolve_arch
     from numbast_import.cache.store import CacheStore
     from numbast_import.project_cache import resolve
-    from numbast_import.warm import warm
+    from numbast_import.warming import warm
 
     try:
         module = resolve(args.name, ctx.project)

@@ -302,6 +302,17 @@ def test_warm_reports_failures_with_exit_status_1(in_project, capsys):
     assert status == 1 and data[0]["status"] == "failed" and "nothing_mapped" in data[0]["message"]
 
 
+def test_the_warm_function_stays_callable(in_project):
+    # The function and its module once had one name, so importing the module (the CLI does, and
+    # so did the first call) replaced numbast_import.warm with the module.
+    import numbast_import
+    import numbast_import.cli_commands  # noqa: F401
+
+    for _ in range(2):
+        (result,) = numbast_import.warm(["nothing_mapped"], ["sm_90"])
+        assert result.status == "failed" and "nothing_mapped" in result.message
+
+
 def test_usage_errors_exit_with_2(in_project, capsys):
     for argv in (["prune", "--max-size", "lots"], ["warm", "vec", "--arch", "90"], ["frobnicate"]):
         with pytest.raises(SystemExit) as caught:
