@@ -44,6 +44,9 @@ DEFAULT_REGISTRIES = Registries()
 
 # (id(typing registry), key) -> the ConcreteTemplate class holding every overload of key
 _OVERLOADS: dict[tuple[int, Hashable], type[ConcreteTemplate]] = shared_table("overloads", dict)
+# The operators and Python builtins (not our stubs) that have overload sets: few, and looked at
+# after every typing-context refresh (operator_overloads_first).
+_BUILTIN_KEYS: dict[Hashable, None] = shared_table("builtin_overload_keys", dict)
 
 
 def is_bound_type(numba_type: types.Type) -> bool:
@@ -91,9 +94,7 @@ def operator_overloads_first(typing_context: Any) -> None:
     that registered before Numba first typed ``|``, and is appended after Numba's otherwise
     (``Function.augment``). Ours apply only when an operand is a bound type, so putting them
     first changes nothing for plain numbers. Runs after every refresh of the typing context."""
-    for (_registry, key), _template in list(_OVERLOADS.items()):
-        if is_binding_stub(key):
-            continue
+    for key in list(_BUILTIN_KEYS):
         # numba-cuda has no public way to reorder a global's templates: these are the calls its
         # own registry loader makes to replace a global's type (_load_registry).
         existing = typing_context._lookup_global(key)
@@ -162,6 +163,7 @@ def overload_template(
             _OVERLOADS[(id(registries.typing), key)] = template
             registries.typing.register_global(key, types.Function(template))
             if base is _OverloadsOfBuiltin:
+                _BUILTIN_KEYS[key] = None
                 after_refresh(operator_overloads_first)
         return template
 
