@@ -32,7 +32,7 @@ from numbast.static.runtime_copy import runtime_sources
 
 
 def _evaluate(ref):
-    from numbast.runtime.apply import resolve_types
+    from numbast.runtime.row_types import resolve_types
 
     return resolve_types([ref.description], (), ())[0]
 

@@ -340,3 +340,29 @@ def _duplicate_positions(raw: Mapping[str, Any]) -> list[str]:
                 "fix: keep one of them"
             )
     return problems
+
+
+def warn_names_not_declared(config: StaticConfig, decls: Any) -> None:
+    """Warn about the functions and structs the config names (Function Argument Intents, Types,
+    Data Models) that the parsed header ``decls`` does not declare: a typo there would
+    otherwise silently change nothing."""
+    function_names = {f.name for f in decls.functions}
+    struct_names = {s.name for s in decls.structs}
+    for name in config.function_argument_intents:
+        if name not in function_names:
+            logger.warning(
+                "Function Argument Intents names %s, which %s does not declare; fix the name in %s",
+                name,
+                config.entry_point,
+                config.config_path,
+            )
+    for key, mapping in (("Types", config.types), ("Data Models", config.data_models)):
+        for name in mapping:
+            if name not in struct_names:
+                logger.warning(
+                    "%s names struct %s, which %s does not declare; fix the name in %s",
+                    key,
+                    name,
+                    config.entry_point,
+                    config.config_path,
+                )

@@ -47,7 +47,7 @@ from numbast.runtime.rows import (
     StructRow,
 )
 from numbast.static.arch_merge import MergedDeclarations, function_key, guard_shim, member_key
-from numbast.static.config import StaticConfig
+from numbast.static.config import StaticConfig, warn_names_not_declared
 from numbast.static.coverage import BOUND, EXCLUDED, HOST_ONLY, SKIPPED, Decision
 from numbast.static.planned_module import ModulePlan
 
@@ -362,33 +362,6 @@ class _Planner:
             self.names[typedef.name] = f"alias of {target}"
             self.out.aliases.append((typedef.name, target))
 
-    def warn_unused_config(self) -> None:
-        decls = self.merged.decls
-        function_names = {f.name for f in decls.functions}
-        struct_names = {s.name for s in decls.structs}
-        for name in self.config.function_argument_intents:
-            if name not in function_names:
-                logger.warning(
-                    "Function Argument Intents names %s, which %s does not declare; fix the "
-                    "name in %s",
-                    name,
-                    self.header,
-                    self.config.config_path,
-                )
-        for key, mapping in (
-            ("Types", self.config.types),
-            ("Data Models", self.config.data_models),
-        ):
-            for name in mapping:
-                if name not in struct_names:
-                    logger.warning(
-                        "%s names struct %s, which %s does not declare; fix the name in %s",
-                        key,
-                        name,
-                        self.header,
-                        self.config.config_path,
-                    )
-
 
 def plan_module(merged: MergedDeclarations, config: StaticConfig) -> ModulePlan:
     """Plan enums, structs (with the header's class template specializations), class and alias
@@ -404,5 +377,5 @@ def plan_module(merged: MergedDeclarations, config: StaticConfig) -> ModulePlan:
     planner.plan_function_templates(decls.function_templates)
     planner.plan_aliases()
     planner.plan_enumerators()
-    planner.warn_unused_config()
+    warn_names_not_declared(config, decls)
     return planner.out
