@@ -43,6 +43,7 @@ import json, math, os, time
 T0 = time.perf_counter()
 import numpy as np
 from numba import cuda, types
+{timers}
 T1 = time.perf_counter()
 {bindings}
 T2 = time.perf_counter()
@@ -62,16 +63,50 @@ assert three == 3.0 and math.isclose(root, math.sqrt(3.0), rel_tol=1e-3), (three
 stats = kernel.stats
 print("PHASES " + json.dumps({{
     "numba": T1 - T0, "bindings": T2 - T1, "first launch": T3 - T2,
-    "cache hits": sum(stats.cache_hits.values()),
+    "cache hits": sum(stats.cache_hits.values()), **STEPS,
 }}))
 """
 
+# Inside the first launch: NVVM (LLVM IR to PTX or LTO-IR), the link (nvJitLink; LTO when there
+# is LTO-IR) and loading the cubin into the context, each without the time of the others it
+# calls (get_cufunc calls get_cubin, which calls NVVM); typing and lowering are the rest.
+TIMERS = """
+from numba.cuda.codegen import CUDACodeLibrary
+STEPS = {"nvvm": 0.0, "link": 0.0, "load": 0.0}
+_open = []
+
+
+def _timed(attribute, step):
+    original = getattr(CUDACodeLibrary, attribute)
+
+    def timed(self, *args, **kwargs):
+        start = time.perf_counter()
+        _open.append(0.0)
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            inner, spent = _open.pop(), time.perf_counter() - start
+            STEPS[step] += spent - inner
+            if _open:
+                _open[-1] += spent
+
+    setattr(CUDACodeLibrary, attribute, timed)
+
+
+for _attribute, _step in (
+    ("get_asm_strs", "nvvm"), ("get_ltoir", "nvvm"), ("get_cubin", "link"), ("get_cufunc", "load"),
+):
+    _timed(_attribute, _step)
+"""
+
 PLAIN = KERNEL.format(
+    timers=TIMERS,
     bindings="",
     body=textwrap.indent("three = 1.0 + 2.0\narr[0] = three\narr[1] = math.sqrt(three)", "    "),
 )
 
 OURS = KERNEL.format(
+    timers=TIMERS,
     bindings="import cuda_headers.demo as demo\nmyfloat16, hsqrt = demo.__myfloat16, demo.hsqrt",
     body=textwrap.indent(
         "three = myfloat16(1.0) + myfloat16(2.0)\n"
@@ -90,6 +125,7 @@ data-models = { __myfloat16 = "PrimitiveModel" }
 
 VARIANTS = ("plain", "plain, cache=True", "ours, warm", "ours, warm + cache=True", "ours, cold")
 PHASE_KEYS = ("numba", "bindings", "first launch")
+STEP_KEYS = ("nvvm", "link", "load")
 # Set per variant below, or (bytecode) left to Python: a value inherited from the shell would
 # change what is measured.
 OWN_VARIABLES = (
@@ -156,13 +192,18 @@ def main(argv: list[str] | None = None) -> int:
 
 def report(walls: dict[str, list[float]], phases: dict[str, list[dict]], runs: int) -> None:
     print(f"demo kernel, first launch in a fresh process; medians of {runs}, seconds")
-    print(f"  {'variant':26s} {'process':>8s} {'numba':>7s} {'bindings':>9s} {'1st launch':>10s}")
+    header = f"  {'variant':26s} {'process':>8s} {'numba':>7s} {'bindings':>9s} {'1st launch':>10s}"
+    print(header + "  (of it: nvvm    link    load)")
     medians = {}
     for name in VARIANTS:
         wall = statistics.median(walls[name])
         parts = [statistics.median(p[key] for p in phases[name]) for key in PHASE_KEYS]
+        steps = [statistics.median(p[key] for p in phases[name]) for key in STEP_KEYS]
         medians[name] = wall
-        print(f"  {name:26s} {wall:8.3f} {parts[0]:7.3f} {parts[1]:9.3f} {parts[2]:10.3f}")
+        print(
+            f"  {name:26s} {wall:8.3f} {parts[0]:7.3f} {parts[1]:9.3f} {parts[2]:10.3f}"
+            f"           {steps[0]:.3f}   {steps[1]:.3f}   {steps[2]:.3f}"
+        )
     # Process times drift (other load, the GPU's clocks) by more than the targets: besides the
     # difference of medians, the median of the differences within each round (the variants of
     # a round run back to back), with the middle half of those differences.

@@ -63,7 +63,9 @@ def test_every_format_kernel_links_to_an_sm90_cubin(built):
     _project, cache, result = built
     linked = [line.split(" ", 1)[1] for line in result.stdout.splitlines() if line[:7] == "linked "]
     assert linked == [
-        "cufp16", "cubf16", "cufp8", "e2m3", "e3m2", "e2m1", "cucomplex float", "cucomplex double"
+        "cufp16", "cubf16", "cufp8",
+        "cufp16 on float16 arrays", "cubf16 on bfloat16 arrays",  # numba-cuda's own types
+        "e2m3", "e3m2", "e2m1", "cucomplex float", "cucomplex double",
     ]  # fmt: skip
     for name in FORMATS:
         assert f"generating numbast.headers.{name} " in result.stderr
@@ -179,6 +181,8 @@ def test_format_numbers(tmp_path):
     assert result.returncode == 0, result.stderr + result.stdout
     for name in ("cufp16", "cubf16", "cufp8", "e2m3", "e3m2", "e2m1", "complex64", "complex128"):
         assert f"ok {name}" in result.stdout
+    assert "ok cufp16 on float16 arrays" in result.stdout
+    assert "ok cubf16 on bfloat16 arrays" in result.stdout
 
 
 @pytest.mark.gpu

@@ -23,6 +23,9 @@ def test_fp_header_kernels_link_to_sm90_cubins():
     assert result.returncode == 0, result.stdout + result.stderr
     for name in ("fp16", "bf16", "fp8"):
         assert f"{name}: linked" in result.stdout
+    # numba-cuda's own float16 / bfloat16 elements in and out of the bound functions
+    assert "fp16 on float16 arrays: linked" in result.stdout
+    assert "bf16 on bfloat16 arrays: linked" in result.stdout
 
 
 @pytest.mark.gpu
@@ -30,4 +33,5 @@ def test_fp_header_numerics_match_numpy_and_ml_dtypes():
     result = _run("run")
     print(result.stdout)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count("OK") == 3
+    assert result.stdout.count("OK") == 5
+    assert "bf16 on bfloat16 arrays: OK" in result.stdout

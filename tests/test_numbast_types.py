@@ -81,3 +81,31 @@ def test_numbers(lib):
     fl = floats.copy_to_host()
     assert fl[0] == 3.5 and fl[1] == 4.5 and fl[2] == 2.0 and fl[3] == 1.0 and fl[4] == 6.0
     assert fl[8] == 9 and fl[9] == 2 + 4 + 6 + 9
+
+
+def test_bound_half_and_bfloat16_convert_to_numba_cudas_own_types_both_ways():
+    """A bound __half / __nv_bfloat16 (2 bytes) and numba-cuda's float16 / bfloat16 convert
+    safely both ways (kernels storing bound results into float16 / bfloat16 arrays, in
+    scripts/native_arrays.py); other structs, and a __half of another size, get nothing."""
+    from numba.cuda.descriptor import cuda_target
+    from numba.cuda.typeconv import Conversion
+
+    from numbast.runtime.native_twins import link_native_twin
+    from numbast.runtime.structs import make_struct_type
+
+    typing = cuda_target.typing_context
+    for cxx_name, native in (("__half", types.float16), ("__nv_bfloat16", types.bfloat16)):
+        bound = make_struct_type(types.Type, cxx_name, 2, 2)
+        assert typing.can_convert(native, bound) is None
+        assert link_native_twin(cxx_name, bound)
+        assert typing.can_convert(native, bound) == Conversion.safe
+        assert typing.can_convert(bound, native) == Conversion.safe
+        # float16 -> float32 stays the better (promoting) conversion for overload choice
+        if native == types.float16:
+            assert typing.can_convert(native, types.float32) < Conversion.safe
+    other = make_struct_type(types.Type, "my_half", 2, 2)
+    assert not link_native_twin("my_half", other)
+    wide = make_struct_type(types.Type, "__half", 4, 4)
+    assert not link_native_twin("__half", wide)
+    assert typing.can_convert(types.float16, other) is None
+    assert typing.can_convert(types.float16, wide) is None

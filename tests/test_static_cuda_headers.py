@@ -111,6 +111,17 @@ for name, kernel in (
     ("fp8", fp8_kernel(cuda_fp8)),
 ):
     print(name, "linked", len(link_kernel_to_cubin(kernel, SIG)))
+
+# numba-cuda's own float16 / bfloat16 array elements in and out of the bound functions
+from scripts.native_arrays import make_native_array_kernel, native_signature
+
+for name, module, struct, element in (
+    ("fp16", cuda_fp16, "__half", types.float16),
+    ("bf16", cuda_bf16, "__nv_bfloat16", types.bfloat16),
+):
+    kernel = make_native_array_kernel(module, struct)
+    cubin = link_kernel_to_cubin(kernel, native_signature(element))
+    print(name, "on native arrays linked", len(cubin))
 """
 
 
@@ -119,6 +130,8 @@ def test_kernels_using_the_formats_link_without_numbast(format_modules):
     assert result.returncode == 0, result.stderr
     for name in ("fp16", "bf16", "fp8"):
         assert f"{name} linked" in result.stdout
+    for name in ("fp16", "bf16"):
+        assert f"{name} on native arrays linked" in result.stdout
 
 
 EQUIVALENCE = """
@@ -156,6 +169,7 @@ def test_format_numerics_through_the_static_modules(format_modules):
     import ml_dtypes
     import numpy as np
     from scripts import cuda_fp_headers as checks
+    from scripts import native_arrays
 
     def as_lib(module):
         names = {name: getattr(module, name) for name in module.__all__}
@@ -169,6 +183,12 @@ def test_format_numerics_through_the_static_modules(format_modules):
         "bf16", ml_dtypes.bfloat16, checks.make_half_kernel(bf16, "__nv_bfloat16")
     )
     problems += checks.check_fp8(checks.make_fp8_kernel(fp8))
+    for name, lib, struct, dtype in (
+        ("fp16", fp16, "__half", np.float16),
+        ("bf16", bf16, "__nv_bfloat16", ml_dtypes.bfloat16),
+    ):
+        kernel = native_arrays.make_native_array_kernel(lib, struct)
+        problems += native_arrays.check_native_arrays(name, dtype, kernel)
     assert not problems, "\n".join(problems)
 
 

@@ -28,6 +28,12 @@ from numba.cuda import types
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from scripts.native_arrays import (  # noqa: E402
+    check_native_arrays,
+    make_native_array_kernel,
+    native_signature,
+)
+
 import numbast.headers.cubf16 as bf16  # noqa: E402
 import numbast.headers.cucomplex as cx  # noqa: E402
 import numbast.headers.cufp4 as fp4  # noqa: E402
@@ -75,6 +81,20 @@ SCALAR_KERNELS = {
     # e4m3(2.25) = 0 1000 001; e8m0 rounding 2.25 up: 2**2, biased exponent 129
     "cufp8": (fp8_kernel, 4, [2.25, 0x41, 2.25, 129]),
 }
+
+# numba-cuda's own float16 / bfloat16 arrays with the bound functions: name -> (module, struct,
+# numba-cuda's type, NumPy dtype name; ml_dtypes' for bfloat16)
+NATIVE_ARRAYS = {
+    "cufp16": (fp16, "__half", types.float16, "float16"),
+    "cubf16": (bf16, "__nv_bfloat16", types.bfloat16, "bfloat16"),
+}
+
+
+def native_dtype(name: str):
+    import ml_dtypes
+
+    return getattr(ml_dtypes, name) if name == "bfloat16" else np.dtype(name)
+
 
 # -- fp6 and fp4: conversions ------------------------------------------------------------------
 
@@ -168,6 +188,9 @@ def link() -> None:
     for name, (kernel, _length, _expected) in SCALAR_KERNELS.items():
         link_kernel_to_cubin(kernel, (types.float32[:], types.float32[:]))
         print("linked", name)
+    for name, (module, struct, element, dtype) in NATIVE_ARRAYS.items():
+        link_kernel_to_cubin(make_native_array_kernel(module, struct), native_signature(element))
+        print("linked", name, "on", dtype, "arrays")
     for name in SMALL_FORMATS:
         signature = (types.float32[:], types.uint8[:, :], types.float32[:], types.float32[:])
         link_kernel_to_cubin(make_small_format_kernel(name), signature)
@@ -188,6 +211,14 @@ def run_scalars() -> None:
         cuda.jit(kernel)[1, 1](x, out)
         np.testing.assert_array_equal(out.copy_to_host(), np.array(expected, np.float32), name)
         print("ok", name)
+
+
+def run_native_arrays() -> None:
+    for name, (module, struct, _element, dtype) in NATIVE_ARRAYS.items():
+        kernel = make_native_array_kernel(module, struct)
+        problems = check_native_arrays(name, native_dtype(dtype), kernel)
+        assert not problems, "\n".join(problems)
+        print("ok", name, "on", dtype, "arrays")
 
 
 def _representable(ml_type) -> np.ndarray:
@@ -300,6 +331,7 @@ if __name__ == "__main__":
         link()
     elif sys.argv[1:] == ["run"]:
         run_scalars()
+        run_native_arrays()
         run_small_formats()
         run_complex()
     else:

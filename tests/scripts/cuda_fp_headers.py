@@ -23,6 +23,11 @@ from numba.cuda.datamodel.models import PrimitiveModel
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from scripts.native_arrays import (  # noqa: E402
+    check_native_arrays,
+    make_native_array_kernel,
+    native_signature,
+)
 from support import link_kernel_to_cubin  # noqa: E402
 
 from ast_canopy.toolkit import cudart_include_dir  # noqa: E402
@@ -222,10 +227,21 @@ def main(mode: str) -> int:
         "bf16": (make_half_kernel(bf16, "__nv_bfloat16"), HALF_SIG, ml_dtypes.bfloat16),
     }
     fp8_kernel = make_fp8_kernel(fp8)
+    native = {
+        "fp16": (make_native_array_kernel(fp16, "__half"), types.float16, np.float16),
+        "bf16": (
+            make_native_array_kernel(bf16, "__nv_bfloat16"),
+            types.bfloat16,
+            ml_dtypes.bfloat16,
+        ),
+    }
     if mode == "link":
         for name, (kernel, sig, _) in kernels.items():
             size = len(link_kernel_to_cubin(kernel, sig))
             print(f"{name}: linked to an sm_90 cubin ({size} bytes)")
+        for name, (kernel, element, dtype) in native.items():
+            size = len(link_kernel_to_cubin(kernel, native_signature(element)))
+            print(f"{name} on {np.dtype(dtype).name} arrays: linked ({size} bytes)")
         print(f"fp8: linked ({len(link_kernel_to_cubin(fp8_kernel, FP8_SIG))} bytes)")
         return 0
     problems = []
@@ -236,6 +252,10 @@ def main(mode: str) -> int:
             f"{name}: {'OK' if not found else 'MISMATCH'} (9 exact ops, division, "
             f"{len(MATH)} math functions, 6 comparisons)"
         )
+    for name, (kernel, _, dtype) in native.items():
+        found = check_native_arrays(name, dtype, kernel)
+        problems += found
+        print(f"{name} on {np.dtype(dtype).name} arrays: {'OK' if not found else 'MISMATCH'}")
     found = check_fp8(fp8_kernel)
     problems += found
     print(f"fp8: {'OK' if not found else 'MISMATCH'} (e4m3/e5m2 conversions)")

@@ -23,6 +23,7 @@ from numba.cuda.typing.templates import signature
 from .calls import Call
 from .deferred import defer
 from .members import add_mutating_methods, add_static_methods
+from .native_twins import link_native_twin
 from .overloads import (
     DEFAULT_REGISTRIES,
     FunctionStubs,
@@ -100,6 +101,7 @@ def apply_struct(
     else:
         layout = None
     register_struct_model(numba_type, model, layout, public_fields if layout else ())
+    link_native_twin(row.qual_name, numba_type)
     if stub is None:
         stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
     add_struct_stub(numba_type, stub, registries)
