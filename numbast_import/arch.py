@@ -7,10 +7,11 @@ bindings that link on the GPU it runs on (nvJitLink refuses LTO-IR of another ar
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import re
+import threading
+from concurrent.futures import Future
 
 from numbast_import.errors import ArchUnknownError
 
@@ -28,6 +29,7 @@ __all__ = [
     "current_compute_capability",
     "current_gpu_arch",
     "resolve_arch",
+    "start_device_query",
 ]
 
 
@@ -104,12 +106,53 @@ def current_compute_capability() -> tuple[int, int]:
     return found
 
 
-@functools.cache
+# The process's one question to the driver about its GPU's arch: asked in the background when an
+# import starts (start_device_query), or here when first needed.
+_device_arch: Future | None = None
+_device_arch_lock = threading.Lock()
+
+
+def start_device_query() -> None:
+    """Start asking the driver for the current GPU's arch in a background thread, unless
+    ``NUMBAST_IMPORT_ARCH`` names one or the question was asked already.
+
+    ``cuInit`` is most of a warm header import's time (about 0.1 s; the first kernel launch
+    would pay it otherwise) and holds no GIL, so the import's Python work (reading the project,
+    importing the runtime, hashing the header) runs meanwhile; ``current_gpu_arch`` waits for
+    the answer.
+    """
+    if not os.environ.get(ARCH_ENV, "").strip():
+        _arch_query(background=True)
+
+
 def current_gpu_arch() -> tuple[str | None, str]:
     """``("sm_XY", "")`` for the current CUDA device, else ``(None, why)``; asked once per
     process (``current_compute_capability``)."""
+    return _arch_query(background=False).result()
+
+
+def _arch_query(background: bool) -> Future:
+    global _device_arch
+    with _device_arch_lock:
+        query, asked = _device_arch, _device_arch is not None
+        if not asked:
+            query = _device_arch = Future()
+    if not asked:
+        if background:
+            threading.Thread(
+                target=_answer, args=(query,), name="numbast-import-arch", daemon=True
+            ).start()
+        else:
+            _answer(query)
+    return query
+
+
+def _answer(query: Future) -> None:
     try:
         major, minor = current_compute_capability()
     except DeviceQueryError as exc:
-        return None, str(exc)
-    return f"sm_{major}{minor}", ""
+        query.set_result((None, str(exc)))
+    except BaseException as exc:  # not swallowed: raised again where the answer is read
+        query.set_exception(exc)
+    else:
+        query.set_result((f"sm_{major}{minor}", ""))

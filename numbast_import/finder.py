@@ -14,6 +14,7 @@ import importlib.util
 import sys
 from dataclasses import replace
 
+from numbast_import.arch import start_device_query
 from numbast_import.config import TABLE, ProjectConfig, load_project_config
 from numbast_import.errors import HeaderImportError, HeaderNotMappedError, ImportConfigError
 from numbast_import.mapping import HeaderMapping
@@ -28,6 +29,7 @@ class HeaderModuleFinder(importlib.abc.MetaPathFinder):
         package, _, name = fullname.rpartition(".")
         if package not in PACKAGES:
             return None
+        start_device_query()  # overlaps the rest of the import (see numbast_import.arch)
         from numbast_import.loader import FailedHeaderLoader, HeaderModuleLoader
 
         try:

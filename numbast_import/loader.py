@@ -115,6 +115,10 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
             f"cannot import {name}: its header {mapping.header} does not exist; fix the path in "
             f"{mapping.source} (paths are relative to the pyproject.toml)"
         )
+    # Every path runs the runtime: importing it before the arch is known overlaps its import
+    # with the device query started by the finder.
+    import numbast.runtime.apply  # noqa: F401
+
     arch = resolve_arch(mapping.arch, name, mapping.source)
     # Before any lock of this module's: a used module may have to be built too.
     import_used_modules(mapping)

@@ -330,6 +330,53 @@ def test_the_device_query_answers_without_a_device():
         assert arch is None and why_not
 
 
+def test_the_device_query_runs_once_in_the_background_when_an_import_starts(monkeypatch):
+    import threading
+    import time
+
+    asked = []
+
+    def slow_query():
+        asked.append(threading.current_thread().name)
+        time.sleep(0.2)  # as long as cuInit: the importing thread goes on meanwhile
+        return (8, 9)
+
+    monkeypatch.delenv("NUMBAST_IMPORT_ARCH", raising=False)
+    monkeypatch.setattr(arch_module, "_device_arch", None)
+    monkeypatch.setattr(arch_module, "current_compute_capability", slow_query)
+    started = time.perf_counter()
+    arch_module.start_device_query()
+    arch_module.start_device_query()  # asked once per process
+    assert time.perf_counter() - started < 0.1  # not waited for
+    assert arch_module.current_gpu_arch() == ("sm_89", "")
+    assert arch_module.current_gpu_arch() == ("sm_89", "")
+    assert asked == ["numbast-import-arch"]
+
+
+def test_a_failed_background_query_raises_where_the_arch_is_read(monkeypatch):
+    def broken_query():
+        raise ValueError("driver answered nonsense")
+
+    monkeypatch.delenv("NUMBAST_IMPORT_ARCH", raising=False)
+    monkeypatch.setattr(arch_module, "_device_arch", None)
+    monkeypatch.setattr(arch_module, "current_compute_capability", broken_query)
+    arch_module.start_device_query()
+    with pytest.raises(ValueError, match="nonsense"):
+        arch_module.current_gpu_arch()
+
+
+def test_no_device_query_when_the_arch_is_set(monkeypatch):
+    def unexpected():
+        raise AssertionError("the driver was asked although NUMBAST_IMPORT_ARCH is set")
+
+    monkeypatch.setenv("NUMBAST_IMPORT_ARCH", "sm_90")
+    monkeypatch.setattr(arch_module, "_device_arch", None)
+    monkeypatch.setattr(arch_module, "current_compute_capability", unexpected)
+    arch_module.start_device_query()
+    assert arch_module._device_arch is None
+    assert resolve_arch(None, "cuda_headers.x", "pyproject.toml") == "sm_90"
+
+
 def test_cache_root_order_and_layers(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "env"))
     assert cache_root(str(tmp_path / "configured")) == tmp_path / "env"
