@@ -39,11 +39,11 @@ class BaseInstantiation:
 
     @property
     def base_name(self) -> str:
-        raise NotImplementedError
+        return self.template.name  # the templated declaration's names
 
     @property
     def qual_name(self) -> str:
-        raise NotImplementedError
+        return self.template.qual_name
 
     def instantiate(self, **kwargs: Any) -> BaseInstantiation:
         self.instantiated_args = dict(kwargs)
@@ -96,14 +96,6 @@ class FunctionInstantiation(BaseInstantiation):
     def __init__(self, function_template: FunctionTemplate) -> None:
         super().__init__(function_template)
         self.function: Function = function_template.function
-
-    @property
-    def base_name(self) -> str:
-        return self.function.name
-
-    @property
-    def qual_name(self) -> str:
-        return self.function.qual_name
 
     def evaluate_constexpr_value(
         self, *args: Any, header: str | None = None, compute_capability: str = "sm_80"
@@ -158,14 +150,6 @@ class ClassInstantiation(BaseInstantiation):
             default=-1,
         )
         return max(required, super()._spelled_through())
-
-    @property
-    def base_name(self) -> str:
-        return self.record.name
-
-    @property
-    def qual_name(self) -> str:
-        return self.record.qual_name
 
 
 __all__ = ["BaseInstantiation", "ClassInstantiation", "FunctionInstantiation"]
