@@ -116,7 +116,7 @@ def start_device_query() -> None:
     """Start asking the driver for the current GPU's arch in a background thread, unless
     ``NUMBAST_IMPORT_ARCH`` names one or the question was asked already.
 
-    ``cuInit`` is most of a warm header import's time (about 0.1 s; the first kernel launch
+    ``cuInit`` is most of a warm header import's time (0.1-0.2 s; the first kernel launch
     would pay it otherwise) and holds no GIL, so the import's Python work (reading the project,
     importing the runtime, hashing the header) runs meanwhile; ``current_gpu_arch`` waits for
     the answer.
