@@ -21,11 +21,12 @@ from numbast_import.rtc.build import clear_memo
 from numbast_import.rtc.dynamic import DynamicModule, DynamicSourceModule
 from numbast_import.rtc.errors import CompileError
 from numbast_import.rtc.function import Function
+from numbast_import.rtc.generated import DynamicFunction
 from numbast_import.rtc.module import Module
 from numbast_import.rtc.textures_rewrite import TextureRewriteError
 
 __all__ = [
-    "DEFAULT_NVCC_FLAGS", "CompileError", "DynamicModule", "DynamicSourceModule",
+    "DEFAULT_NVCC_FLAGS", "CompileError", "DynamicFunction", "DynamicModule", "DynamicSourceModule",
     "SourceModule", "TextureRewriteError", "clear_memo", "compile", "compile_plain",
     "get_nvcc_version", "preprocess_source",
 ]  # fmt: skip
@@ -133,6 +134,13 @@ def preprocess_source(source: str, options: Sequence[str] | None = None, nvcc: s
         return _nvcc.preprocess(source, nvcc, _options(options), Path(workdir))
 
 
-def get_nvcc_version(nvcc: str = "nvcc") -> str | None:
-    """``nvcc --version`` output, or None when no such nvcc is found."""
-    return _nvcc.nvcc_version(nvcc)
+def get_nvcc_version(nvcc: str = "nvcc") -> tuple[int, int]:
+    """(major, minor) of the CUDA compiler ``SourceModule(nvcc=nvcc)`` uses: that nvcc's
+    version when it is found, else NVRTC's."""
+    found = _nvcc.nvcc_release(nvcc)
+    if found is not None:
+        return found
+    from numbast_import.rtc.nvrtc import nvrtc_version
+
+    major, minor = nvrtc_version().split()[-1].split(".")[:2]
+    return int(major), int(minor)

@@ -158,12 +158,6 @@ def test_preprocess_source_without_nvcc_says_why():
         compiler.preprocess_source("int a;", nvcc="/no/such/nvcc")
 
 
-@needs_nvcc
-def test_get_nvcc_version():
-    assert "Cuda compilation tools" in compiler.get_nvcc_version()
-    assert compiler.get_nvcc_version("/no/such/nvcc") is None
-
-
 def test_dynamic_module_links_with_the_device_runtime():
     from numbast_import.rtc.dynamic import DynamicModule
 

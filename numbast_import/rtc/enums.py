@@ -36,6 +36,18 @@ TRSF_SRGB = 0x10
 TRSA_OVERRIDE_FORMAT = 0x01
 
 
+class jit_input_type(enum.IntEnum):
+    """Kinds of device code for ``DynamicModule.add_data`` (the driver's CUjitInputType;
+    NVVM is LTO-IR)."""
+
+    CUBIN = 0
+    PTX = 1
+    FATBINARY = 2
+    OBJECT = 3
+    LIBRARY = 4
+    NVVM = 5
+
+
 # Event flags (CU_EVENT_*) and stream flags.
 class event_flags(enum.IntFlag):
     DEFAULT = 0x0

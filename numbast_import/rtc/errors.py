@@ -1,13 +1,24 @@
 """The exception a failed compile raises: the whole compiler log, and the source lines it
-points at, numbered as in the user's source."""
+points at, numbered as in the user's source.
+
+The compiled translation unit is not the user's text (``source``: an ``extern "C"`` wrapper,
+moved ``#include`` lines), but it carries ``#line`` directives that give every line its
+number in the user's source; the quoted lines are found through them, as the compiler found
+the numbers it reports."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-# NVRTC: `kernel.cu(12): error: ...`; nvcc: `kernel.cu(12): error: ...` as well (cudafe).
-_DIAGNOSTIC = re.compile(r"^(?P<file>[^\s()]+)\((?P<line>\d+)\): (?P<kind>error|warning)", re.M)
+# NVRTC and nvcc's front end: `kernel.cu(12): error: ...` (or `catastrophic error`); the
+# host preprocessor nvcc runs first: `kernel.cu:12:10: fatal error: ...`.
+_DIAGNOSTIC = re.compile(
+    r"^(?P<file>[^\s():]+)(?:\((?P<line>\d+)\)|:(?P<gcc_line>\d+):\d+): "
+    r"(?P<kind>(?:catastrophic |fatal )?error|warning)",
+    re.M,
+)
+_LINE_DIRECTIVE = re.compile(r'^[ \t]*#[ \t]*line[ \t]+(\d+)(?:[ \t]+"([^"]*)")?')
 
 
 class CompileError(RuntimeError):
@@ -45,8 +56,8 @@ def error_lines(log: str, source_name: str) -> list[int]:
     """Line numbers (1-based, in ``source_name``) that ``log`` reports errors on."""
     lines = []
     for match in _DIAGNOSTIC.finditer(log):
-        if match.group("kind") == "error" and match.group("file").endswith(source_name):
-            line = int(match.group("line"))
+        if match.group("kind") != "warning" and match.group("file").endswith(source_name):
+            line = int(match.group("line") or match.group("gcc_line"))
             if line not in lines:
                 lines.append(line)
     return lines
@@ -57,10 +68,27 @@ def _message(what: str, log: str, source: str, lines: list[int], command: list[s
     if command:
         parts.append("command line: " + " ".join(command))
     parts.append("compiler log:\n" + (log.strip() or "(empty)"))
-    source_lines = source.splitlines()
-    shown = [n for n in lines if 1 <= n <= len(source_lines)]
+    numbered = numbered_lines(source)
+    shown = [n for n in lines if n in numbered]
     if shown:
         width = len(str(max(shown)))
-        excerpt = "\n".join(f"  {n:>{width}} | {source_lines[n - 1]}" for n in shown)
+        excerpt = "\n".join(f"  {n:>{width}} | {numbered[n]}" for n in shown)
         parts.append("source lines with errors:\n" + excerpt)
     return "\n".join(parts)
+
+
+def numbered_lines(unit: str) -> dict[int, str]:
+    """The lines of ``unit`` by the number the compiler gives them, following ``#line``
+    directives. A number given to two lines (a moved ``#include`` and the blank line left in
+    its place) keeps the one with text."""
+    numbered: dict[int, str] = {}
+    number = 1
+    for text in unit.split("\n"):
+        directive = _LINE_DIRECTIVE.match(text)
+        if directive is not None:
+            number = int(directive.group(1))
+            continue
+        if text.strip() or number not in numbered:
+            numbered[number] = text
+        number += 1
+    return numbered

@@ -58,6 +58,15 @@ def nvcc_version(nvcc: str = "nvcc") -> str | None:
     return done.stdout
 
 
+def nvcc_release(nvcc: str = "nvcc") -> tuple[int, int] | None:
+    """(major, minor) from ``nvcc --version`` ("Cuda compilation tools, release 13.0, ..."),
+    or None when there is no such nvcc or it does not say."""
+    import re
+
+    found = re.search(r"release (\d+)\.(\d+)", nvcc_version(nvcc) or "")
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
 def run_nvcc(
     unit: str,
     name: str,

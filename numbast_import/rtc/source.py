@@ -3,7 +3,8 @@
 
 Unlike PyCUDA, the ``#include`` lines that open the source (before any other code) are moved
 above the wrapper: C++ headers such as ``cuda_fp16.h`` cannot be included inside
-``extern "C"``. Their lines stay in place as blank lines, so numbering does not change.
+``extern "C"``. Their lines stay in place as blank lines, and each moved line is preceded by
+a ``#line`` directive, so compiler messages give the user's line numbers everywhere.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ def translation_unit(source: str, no_extern_c: bool) -> str:
         if not _LEADING.match(line):
             break
         if line.lstrip().startswith("#"):
-            hoisted.append(line)
+            hoisted.append(f'#line {index + 1} "{SOURCE_NAME}"\n{line}\n')
             lines[index] = ""
-    head = "".join(f"{line}\n" for line in hoisted)
+    head = "".join(hoisted)
     body = "\n".join(lines)
     return f'{head}extern "C" {{\n#line 1 "{SOURCE_NAME}"\n{body}\n}}\n'
