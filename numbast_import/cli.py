@@ -8,29 +8,17 @@ status: 0 ok, 1 a problem was found or a request could not be served, 2 a usage 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import re
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from numbast_import.cache import inventory
 from numbast_import.cache.root import cache_layers, cache_root
-from numbast_import.config import CONFIG_ENV, ProjectConfig, load_project_config
+from numbast_import.cli_context import PROBLEM, USAGE, Context, Failure, UsageError
+from numbast_import.config import CONFIG_ENV, load_project_config
 from numbast_import.errors import HeaderImportError
-
-OK, PROBLEM, USAGE = 0, 1, 2
-
-
-class Failure(Exception):
-    """A request that cannot be served: printed as ``numbast-cache: <message>``, exit 1."""
-
-
-class UsageError(Failure):
-    """Arguments that do not make a request (argparse cannot say it): exit 2."""
 
 
 def build_argument_parser() -> argparse.ArgumentParser:
@@ -129,43 +117,6 @@ def main(argv: list[str] | None = None) -> int:
     except (HeaderImportError, Failure) as exc:
         print(f"numbast-cache: {exc}", file=sys.stderr)
         return USAGE if isinstance(exc, UsageError) else PROBLEM
-
-
-class Context:
-    """What every command works on, and how it prints."""
-
-    def __init__(self, root: Path, layers: list[Path], project: ProjectConfig, as_json: bool):
-        self.root = root
-        self.layers = layers
-        self.project = project
-        self.as_json = as_json
-        if root.exists():
-            from numbast_import.cache.root import check_safe
-
-            check_safe(root)
-
-    def records(self, verify: bool = False) -> list[inventory.Record]:
-        return inventory.records(self.root, self.layers, verify=verify)
-
-    def emit(self, data: Any, text: str) -> None:
-        print(json.dumps(data, indent=1, sort_keys=True) if self.as_json else text)
-
-
-def human_size(size: int) -> str:
-    for unit, scale in (("G", 2**30), ("M", 2**20), ("K", 2**10)):
-        if size >= scale:
-            return f"{size / scale:.1f}{unit}"
-    return f"{size}B"
-
-
-def human_age(since: float | None) -> str:
-    if not since:
-        return "?"
-    seconds = max(time.time() - since, 0)
-    for unit, length in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= length:
-            return f"{seconds / length:.0f}{unit}"
-    return f"{seconds:.0f}s"
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-"""The commands of ``numbast-cache`` (the argument parser and the output helpers are in
-``numbast_import.cli``). Each returns the exit status and prints text or, with ``--json``, one
-JSON document."""
+"""The commands of ``numbast-cache`` (the argument parser is ``numbast_import.cli``, the
+context and output helpers ``numbast_import.cli_context``). Each returns the exit status and
+prints text or, with ``--json``, one JSON document."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 from numbast_import.cache import inventory
 from numbast_import.cache.inventory import Record
 from numbast_import.cache.root import KEYS_DIR, PARSER_DIR
-from numbast_import.cli import (
+from numbast_import.cli_context import (
     OK,
     PROBLEM,
     Context,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from numbast_import.cli import OK, Context, Failure
+from numbast_import.cli_context import OK, Context, Failure
 from numbast_import.errors import HeaderImportError
 
 

@@ -231,7 +231,7 @@ def test_standalone_modules_carry_the_kernel_cache_importing_nothing_but_numba()
     from numbast.static.runtime_copy import runtime_sources
 
     sources = dict(runtime_sources())
-    for name in ("kernel_cache", "link_digests"):
+    for name in ("runtime.kernel_cache", "runtime.link_digests"):
         tree = ast.parse(sources[name])
         imported = {
             (node.module or "") if isinstance(node, ast.ImportFrom) else alias.name

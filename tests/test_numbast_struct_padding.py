@@ -15,7 +15,7 @@ from numba.cuda import types
 from static_support import generate
 from support import link_kernel_to_cubin
 
-from numbast.runtime.struct_padding import FieldSlot, padded_members
+from numbast.core.struct_padding import FieldSlot, padded_members
 
 HEADER = Path(__file__).parent / "data" / "static" / "padded.cuh"
 EXPECTED = [1.0, 2.0, 3.0, 6.0, 4.0, 5.0, 6.0, 15.0, 2.5, 9.5]

@@ -136,7 +136,7 @@ def test_host_side_errors(lib):
 
 
 def test_clang_errors_name_the_instantiation(lib):
-    from numbast.runtime.template_probe import TemplateInstantiationError
+    from numbast.runtime.templates.probe import TemplateInstantiationError
 
     with pytest.raises(TemplateInstantiationError, match=r"Vec<float, -1>"):
         lib.Vec[types.float32, -1]

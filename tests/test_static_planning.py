@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib.util
+from pathlib import Path
 
 import pytest
 
+import numbast
 from ast_canopy.model import (
     Declarations,
     ExecutionSpace,
@@ -27,7 +30,7 @@ from numbast.static.arch_merge import (
     guard_shim,
     merge_declarations,
 )
-from numbast.static.module_writer import literal, source_literal
+from numbast.static.literals import literal, source_literal
 from numbast.static.runtime_copy import runtime_sources
 
 
@@ -142,15 +145,29 @@ def test_embedded_sources_round_trip():
     assert eval(source_literal(tricky)) == tricky
 
 
+SOURCES = Path(numbast.__file__).parent
+
+
 def test_the_runtime_copy_holds_what_apply_needs_dependencies_first():
     sources = runtime_sources()
     names = [name for name, _source in sources]
-    assert "apply" in names and "template_classes" in names
-    assert "pointers" not in names  # element_pointer is for users' kernels, not for modules
-    for position, (_name, source) in enumerate(sources):
+    assert "runtime.apply" in names and "runtime.templates.classes" in names
+    assert "core.rows" in names
+    assert "runtime.pointers" not in names  # element_pointer is for users' kernels, not modules
+
+    def imported(name, node):  # the modules (named as runtime_sources names them) imported
+        package = f"numbast.{name}".rpartition(".")[0]
+        target = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+        candidates = [target] + [f"{target}.{alias.name}" for alias in node.names]
+        names = [c[len("numbast.") :] for c in candidates]
+        return [n for n in names if (SOURCES / f"{n.replace('.', '/')}.py").is_file()]
+
+    for position, (name, source) in enumerate(sources):
         for node in ast.parse(source).body:  # module-level imports: loaded before
-            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-                assert node.module in names[:position], (names[position], node.module)
+            if isinstance(node, ast.ImportFrom) and node.level:
+                for module in imported(name, node):
+                    assert module in names[:position], (name, module)
         for node in ast.walk(ast.parse(source)):  # imports anywhere: carried
-            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-                assert node.module in names, (names[position], node.module)
+            if isinstance(node, ast.ImportFrom) and node.level:
+                for module in imported(name, node):
+                    assert module in names, (name, module)

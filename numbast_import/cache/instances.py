@@ -28,7 +28,7 @@ INSTANCES_DIR = "instances"
 
 
 class EntryInstances:
-    """The instance store of one cache entry (``numbast.runtime.templates.InstanceStore``),
+    """The instance store of one cache entry (``numbast.runtime.templates.context.InstanceStore``),
     also caching the LTO-IR of shim units with instances (``compile_unit``)."""
 
     def __init__(self, entry: Path, arch: str) -> None:

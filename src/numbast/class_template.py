@@ -1,5 +1,5 @@
 """NVIDIA Numbast's module path for class template binding (``numbast.class_template``); the
-binders live in :mod:`numbast.templates.class_templates`.
+binders live in :mod:`numbast.dynamic.class_templates`.
 
 Two private helpers of NVIDIA's module are named here because NVIDIA's test module imports them
 at its top: ``_get_ctor_candidates_from_template_record`` (the constructors of a class
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ast_canopy.model import Method, Struct
-from numbast.templates.class_templates import (
+from numbast.dynamic.class_templates import (
     bind_cxx_class_template,
     bind_cxx_class_templates,
     clear_concrete_type_caches,
@@ -28,7 +28,7 @@ def _get_ctor_candidates_from_template_record(record: Struct) -> list[Method]:
 def _make_templated_method_shim_arg_strings(*args: Any, **kwargs: Any) -> tuple[str, str]:
     raise NotImplementedError(
         "NVIDIA Numbast's shim parameter lists have no counterpart here: numbast-import's shims "
-        "take every argument by pointer (numbast.runtime.shim_text)"
+        "take every argument by pointer (numbast.core.shim_text)"
     )
 
 

@@ -9,7 +9,8 @@ from numba.cuda import types
 
 from ast_canopy.model import Enum_
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE, register_cxx_enum
-from numbast.planning.declarations import location_of, plan_enum
+from numbast.planning.declarations import plan_enum
+from numbast.planning.descriptions import location_of
 from numbast.planning.diagnostics import BindingError, warn_skipped
 from numbast.planning.type_rules import UnsupportedTypeError
 from numbast.runtime.apply import enum_member_type, make_enum

@@ -13,16 +13,17 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ast_canopy.model import Function
+from numbast.core.row_writer import RowWriter
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE
 from numbast.planning.calls import CallPlan
-from numbast.planning.declarations import location_of, plan_function, signature_text
+from numbast.planning.declarations import plan_function
+from numbast.planning.descriptions import location_of, signature_text
 from numbast.planning.diagnostics import BindingError, warn_skipped
 from numbast.planning.intents import IntentSpec
 from numbast.planning.type_rules import UnsupportedTypeError
 from numbast.runtime.apply import apply_function
 from numbast.runtime.calls import Call
 from numbast.runtime.overloads import FunctionStubs
-from numbast.runtime.row_writer import RowWriter
 from numbast.runtime.shim_library import ShimLibrary
 
 logger = logging.getLogger(__name__)

@@ -22,12 +22,13 @@ from numba.cuda import types
 from numba.cuda.datamodel.models import StructModel
 
 from ast_canopy.model import Method, Struct
+from numbast.core.row_writer import RowWriter
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE, register_cxx_type
-from numbast.planning.declarations import location_of, plan_struct, plan_struct_body
+from numbast.planning.declarations import plan_struct, plan_struct_body
+from numbast.planning.descriptions import location_of
 from numbast.planning.diagnostics import BindingError, bind_each, warn_skipped
 from numbast.planning.intents import IntentSpec
 from numbast.runtime.apply import apply_struct, make_struct_type_of
-from numbast.runtime.row_writer import RowWriter
 from numbast.runtime.shim_library import ShimLibrary
 
 # NVIDIA's aliases: {struct name: [alias, ...]}; ours also takes the aliases of this struct.

@@ -13,17 +13,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from ast_canopy.model import Type, TypeKind
-from numbast.planning.diagnostics import BindingError
-from numbast.planning.intents import ArgIntent
-from numbast.planning.type_rules import TypeTable, UnsupportedTypeError, value_type_name
-from numbast.runtime.call_plans import (
+from numbast.core.call_plans import (
     ENUM_TRANSPORT,
     BodyFactory,
     CallPlan,
     ShimValue,
     assemble_call,
 )
-from numbast.runtime.rows import COPY, HIDDEN_OUT, POINTER
+from numbast.core.rows import COPY, HIDDEN_OUT, POINTER
+from numbast.planning.diagnostics import BindingError
+from numbast.planning.intents import ArgIntent
+from numbast.planning.type_rules import TypeTable, UnsupportedTypeError, value_type_name
 
 
 def _value_for(cxx_type: Type, intent: ArgIntent, type_table: TypeTable) -> ShimValue:

@@ -2,8 +2,8 @@
 
 Dynamic binding (``bind_cxx_function``, ``bind_cxx_struct``...) and the static generator both
 plan here which Python operator or stub a declaration binds to, which shim it calls and how each
-argument crosses the shim. The result is rows (``numbast.runtime.rows``) whose calls are still
-``CallPlan``\\ s and whose types are the type table's; ``numbast.runtime.row_writer`` indexes
+argument crosses the shim. The result is rows (``numbast.core.rows``) whose calls are still
+``CallPlan``\\ s and whose types are the type table's; ``numbast.core.row_writer`` indexes
 them. Dynamic binding then applies them at once; the static generator writes them into a module.
 
 Every planner raises BindingError or UnsupportedTypeError with the reason a declaration cannot
@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import keyword
 import logging
-import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -29,16 +28,9 @@ from ast_canopy.model import (
     Type,
     TypeKind,
 )
-from numbast.planning.calls import CallPlan, plan_call
-from numbast.planning.diagnostics import BindingError
-from numbast.planning.implicit_constructors import implicit_constructors
-from numbast.planning.intents import IntentSpec, resolve_intents
-from numbast.planning.operators import COMPOUND, python_operator_for
-from numbast.planning.struct_layout import struct_members
-from numbast.planning.type_rules import TypeTable, UnsupportedTypeError
-from numbast.runtime import rows
-from numbast.runtime.rows import EnumRow, FunctionRow, MemberRow, StructBodyRow, StructRow
-from numbast.runtime.shim_text import (
+from numbast.core import rows
+from numbast.core.rows import EnumRow, FunctionRow, MemberRow, StructBodyRow, StructRow
+from numbast.core.shim_text import (
     constructor_body,
     conversion_body,
     function_call_body,
@@ -46,6 +38,22 @@ from numbast.runtime.shim_text import (
     operator_body,
     shim_name_for,
 )
+from numbast.planning.calls import CallPlan, plan_call
+from numbast.planning.descriptions import (
+    callee_spelling,
+    declaration_text,
+    location_of,
+    method_text,
+    not_device_callable,
+    signature_text,
+)
+from numbast.planning.diagnostics import BindingError
+from numbast.planning.implicit_constructors import implicit_constructors
+from numbast.planning.intents import IntentSpec, resolve_intents
+from numbast.planning.operators import COMPOUND, python_operator_for
+from numbast.planning.struct_layout import struct_members
+from numbast.planning.templates import TemplateNames, member_template_row
+from numbast.planning.type_rules import TypeTable, UnsupportedTypeError
 
 logger = logging.getLogger(__name__)
 
@@ -100,48 +108,6 @@ def plan_function(
     )
     label = f"operator_{key.__name__}"
     return FunctionRow("", func.qual_name, key.__name__, plan, label, False, declaration)
-
-
-def not_device_callable(func: Function) -> str:
-    """Why ``func`` cannot be called from a kernel, from its execution space."""
-    described = {
-        "host": "a host function (__host__ only)",
-        "global": "a __global__ kernel",
-        "undefined": "a host function (declared without __device__)",
-    }
-    space = func.exec_space.value
-    return f"it is {described.get(space, space)}, {NOT_DEVICE_CALLABLE}"
-
-
-NOT_DEVICE_CALLABLE = "not callable on the device"  # how skips of host-only declarations end
-
-
-def callee_spelling(func: Function) -> str:
-    # Qualified with a leading :: so a same-named shim-local name can never capture the call.
-    return f"::{func.qual_name}" if not func.qual_name.startswith("::") else func.qual_name
-
-
-def signature_text(func: Function) -> str:
-    params = ", ".join(p.type_.canonical_name for p in func.params)
-    return f"{func.qual_name}({params})"
-
-
-def method_text(method: Method) -> str:
-    params = ", ".join(p.type_.canonical_name for p in method.params)
-    const = " const" if method.is_const else ""
-    return f"{method.qual_name}({params}){const}"
-
-
-def declaration_text(func: Function) -> str:
-    """The C++ declaration as a user reads it, with where it is: ``float dot(const Vec3 &a,
-    const Vec3 &b)  // demo.cuh:12``."""
-    params = ", ".join(f"{p.type_.name} {p.name}".strip() for p in func.params)
-    where = f"  // {os.path.basename(func.file)}:{func.line}" if func.file else ""
-    return f"{func.return_type.name} {func.qual_name}({params}){where}"
-
-
-def location_of(decl: Any) -> str:
-    return f"{decl.file}:{decl.line}" if getattr(decl, "file", "") else ""
 
 
 # -- structs ----------------------------------------------------------------------------------
@@ -211,8 +177,6 @@ def plan_struct_body(
 
 def member_templates(decl: Struct, skip: SkipReporter) -> tuple:
     """The struct's member function templates, as template callables."""
-    from numbast.planning.templates import TemplateNames, member_template_row
-
     names = TemplateNames((), ())
     found = (member_template_row(t, names, skip) for t in decl.templated_methods)
     return tuple(row for row in found if row is not None)

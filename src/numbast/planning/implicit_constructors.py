@@ -12,12 +12,12 @@ from __future__ import annotations
 import functools
 
 from ast_canopy.model import Access, Struct, Type, TypeKind
+from numbast.core import rows
+from numbast.core.rows import MemberRow
+from numbast.core.shim_text import ShimParam, call_arguments, shim_name_for
 from numbast.planning.calls import plan_call
 from numbast.planning.intents import ArgIntent
 from numbast.planning.type_rules import TypeTable, UnsupportedTypeError
-from numbast.runtime import rows
-from numbast.runtime.rows import MemberRow
-from numbast.runtime.shim_text import ShimParam, call_arguments, shim_name_for
 
 
 def declares_constructors(decl: Struct) -> bool:

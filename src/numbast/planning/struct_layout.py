@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ast_canopy.model import Struct, Type, TypeKind
+from numbast.core.struct_padding import FieldSlot, padded_members, round_up
 from numbast.planning.type_rules import (
     TypeTable,
     UnsupportedTypeError,
     value_type_name,
     vector_type_names,
 )
-from numbast.runtime.struct_padding import FieldSlot, padded_members, round_up
 
 _VECTOR_TYPES = vector_type_names()
 _HALF_TYPES = ("__half", "__nv_bfloat16")  # Numba's float16 and bfloat16: 2-byte scalars

@@ -25,12 +25,8 @@ from ast_canopy.model import (
     Type,
     TypeKind,
 )
-from numbast.planning.declarations import declaration_text, location_of, not_device_callable
-from numbast.planning.diagnostics import BindingError
-from numbast.planning.operators import COMPOUND, python_operator_for
-from numbast.planning.type_rules import normalize_cxx_name, strip_cv
-from numbast.runtime import rows
-from numbast.runtime.rows import (
+from numbast.core import rows
+from numbast.core.rows import (
     AliasTemplateRow,
     ClassTemplateRow,
     FunctionTemplateRow,
@@ -38,6 +34,10 @@ from numbast.runtime.rows import (
     TemplateParamRow,
     TemplateTypeRow,
 )
+from numbast.planning.descriptions import declaration_text, location_of, not_device_callable
+from numbast.planning.diagnostics import BindingError
+from numbast.planning.operators import COMPOUND, python_operator_for
+from numbast.planning.type_rules import normalize_cxx_name, strip_cv
 
 _PARAMETER = re.compile(r"\b(?:type|value)-parameter-(\d+)-(\d+)")
 _IDENTIFIER = re.compile(r"(?<![\w:.])([A-Za-z_]\w*)")

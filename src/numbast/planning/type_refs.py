@@ -3,7 +3,7 @@
 The static generator plans with the same code as dynamic binding, but with a
 :class:`~numbast.planning.type_rules.TypeTable` of :class:`TypeRef` instead of Numba type
 objects, so that rendering never imports Numba. A TypeRef holds a type description (the
-``TypeRow`` layout of ``numbast.runtime.rows``), which the runtime turns into the Numba type
+``TypeRow`` layout of ``numbast.core.rows``), which the runtime turns into the Numba type
 when a generated module is imported (``numbast.runtime.row_types.resolve_types``).
 """
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Generic, Protocol, TypeVar
 
 from ast_canopy.model import Type, TypeKind
-from numbast.runtime.cxx_names import (  # noqa: F401  (re-exported: planning's vocabulary)
+from numbast.core.cxx_names import (  # noqa: F401  (re-exported: planning's vocabulary)
     BUILTIN_NUMBA_NAMES,
     VECTOR_ELEMENTS,
     normalize_cxx_name,

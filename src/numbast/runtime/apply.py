@@ -1,9 +1,11 @@
-"""The one apply path: register rows (``numbast.runtime.rows``) with Numba.
+"""The one apply path: register rows (``numbast.core.rows``) with Numba.
 
 Dynamic binding (``bind_cxx_*``) plans a declaration into rows and applies them here at once; a
 generated module holds its rows as literals and calls :func:`apply_module` when imported. Every
 registration of a binding goes through these functions, so a generated module and dynamic
-bindings behave the same by construction.
+bindings behave the same by construction. This module composes the runtime's layers: structs
+and functions (``registration``) and, only for rows that have them, templates
+(``numbast.runtime.templates``, imported on first need).
 
 This is also the entry point a generated module imports (``numbast.runtime.apply``, or the
 module's own copy of the runtime when numbast is not installed), so it re-exports what such a
@@ -12,25 +14,29 @@ module uses.
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from numba.cuda import types as numba_types
 from numba.cuda.datamodel import models as numba_models
-from numba.cuda.typing.templates import signature
 
-from .calls import Call
+from ..core.rows import (
+    FORMAT,
+    SUPPORTED_FORMATS,
+    EnumRow,
+    FunctionRow,
+    ModuleRows,
+    StructBodyRow,
+    StructRow,
+)
 from .deferred import defer
-from .members import add_mutating_methods, add_static_methods
-from .native_twins import link_native_twin
 from .overloads import (
     DEFAULT_REGISTRIES,
     FunctionStubs,
     Registries,
     add_declaration,
-    add_overload,
 )
+from .registration import apply_function, register_struct
 from .row_types import (
     enum_member_type,
     external_type,
@@ -39,34 +45,9 @@ from .row_types import (
     resolve_class,
     resolve_types,
 )
-from .rows import (
-    CONSTRUCTOR,
-    CONVERSION,
-    FORMAT,
-    METHOD,
-    OPERATOR,
-    STATIC_METHOD,
-    SUPPORTED_FORMATS,
-    EnumRow,
-    FunctionRow,
-    ModuleRows,
-    StructBodyRow,
-    StructRow,
-)
 from .shim_library import ShimLibrary, shim_preamble
-from .struct_pointers import (
-    add_struct_pointer_parameters,
-    is_struct_value,
-    struct_pointer_positions,
-)
 from .structs import (
-    add_conversion,
-    add_conversion_to_struct,
-    add_implicit_constructor,
-    add_methods,
-    add_struct_stub,
     make_struct_stub,
-    register_struct_model,
 )
 from .toolkit import warn_if_older_cuda
 
@@ -94,111 +75,18 @@ def apply_struct(
     """Data model, Python stub (``stub``, made when None) and members of one struct; returns
     the stub. Member function templates are instantiated in ``templates`` (a TemplateContext;
     made when None) with the struct's ``class_arguments`` (a class template instance's)."""
-    fields, public_fields, members, member_templates = StructBodyRow(*body)
-    model = resolve_class(row.data_model, numba_models, "data model", row.qual_name, module_name)
-    if fields is not None and issubclass(model, numba_models.StructModel):
-        layout = [(name, types_[index]) for name, index in fields]
-    else:
-        layout = None
-    register_struct_model(numba_type, model, layout, public_fields if layout else ())
-    link_native_twin(row.qual_name, numba_type)
-    if stub is None:
-        stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
-    add_struct_stub(numba_type, stub, registries)
-    library.bound_types.append(numba_type)
-    methods: dict[str, list[Call]] = {}
-    mutating: dict[str, list[Call]] = {}
-    statics: dict[str, list[Call]] = {}
-    for kind, name, call_row, flag in members:
-        call = Call(call_row, types_, shims)
-        if kind == CONSTRUCTOR:
-            sig = signature(numba_type, *call.visible_args)
-            add_overload(stub, sig, call.lowering(library), row.python_name, registries)
-            if flag:
-                add_implicit_constructor(numba_type, call.visible_args[0], call.lowering(library))
-        elif kind == CONVERSION:
-            add_conversion(numba_type, call.cxx_result, call.lowering(library), registries)
-            if is_struct_value(call.cxx_result):
-                add_conversion_to_struct(
-                    numba_type, call.cxx_result, call.lowering(library), registries
-                )
-        elif kind == OPERATOR:
-            key = getattr(operator, name)
-            add_overload(key, call.signature(), call.lowering(library), name, registries)
-        elif kind == STATIC_METHOD:
-            statics.setdefault(name, []).append(call)
-        elif kind == METHOD:
-            methods.setdefault(name, []).append(call)
-            if flag:
-                mutating.setdefault(name, []).append(call)
-        else:
-            raise ValueError(f"{module_name}: unknown member kind {kind!r} of {row.qual_name}")
-    if statics:
-        overloads = {
-            name: [(c.signature(), c.lowering(library)) for c in calls]
-            for name, calls in statics.items()
-        }
-        add_static_methods(stub, row.qual_name, overloads, registries)
-    if methods:
-        overloads = {
-            name: [(c.visible_args[1:], c.numba_return_type, c.lowering(library)) for c in calls]
-            for name, calls in methods.items()
-        }
-        add_methods(numba_type, row.qual_name, overloads, registries)
-    if mutating:
-        mutators = {
-            name: [
-                (c.visible_args[1:], c.numba_return_type, c.lowering(library, True)) for c in calls
-            ]
-            for name, calls in mutating.items()
-        }
-        add_mutating_methods(numba_type, mutators, registries)
+    stub = register_struct(
+        row, numba_type, body, types_, shims, library, registries, module_name, stub
+    )
+    member_templates = StructBodyRow(*body).member_templates
     if member_templates:
-        from .template_members import add_member_templates
-        from .templates import TemplateContext
+        from .templates.context import TemplateContext
+        from .templates.members import add_member_templates
 
         if templates is None:
             templates = TemplateContext(module_name or row.qual_name, library, registries)
         add_member_templates(numba_type, member_templates, class_arguments, templates)
     return stub
-
-
-def apply_function(
-    row: FunctionRow,
-    types_: Sequence[Any],
-    shims: Sequence[tuple[str, str]],
-    library: ShimLibrary,
-    stubs: FunctionStubs,
-    registries: Registries = DEFAULT_REGISTRIES,
-) -> Any:
-    """A free function or operator; returns what kernels call (the stub, or the ``operator``
-    function). All overloads of one stub share it."""
-    call = Call(row.call, types_, shims)
-    if row.operator:
-        key = getattr(operator, row.operator)
-    else:
-        key = stubs.stub(row.python_name, row.qual_name)
-        add_declaration(key, row.declaration)
-    lowering = call.lowering(library)
-    if row.cooperative:
-        lowering = _cooperative(lowering)
-    add_overload(key, call.signature(), lowering, row.label, registries)
-    positions = struct_pointer_positions(call.visible_args)
-    if positions and not row.operator:
-        # ``f(state)`` for ``f(State *)``: the kernel's struct is passed by address and updated.
-        add_struct_pointer_parameters(key, positions, registries)
-    return key
-
-
-def _cooperative(lowering: Callable) -> Callable:
-    """Kernels calling this need a cooperative launch (grid-wide synchronization): mark the
-    code library as numba-cuda's cooperative groups do, so the kernel is launched that way."""
-
-    def lower_cooperative_call(context, builder, sig, args):
-        context.active_code_library.use_cooperative = True
-        return lowering(context, builder, sig, args)
-
-    return lower_cooperative_call
 
 
 # -- a whole module ---------------------------------------------------------------------------
@@ -241,8 +129,8 @@ def apply_module(
     context = templates = None
     bodies = [StructBodyRow(*body) for body in rows.struct_bodies]
     if rows.class_templates or rows.function_templates or rows.alias_templates:
-        from .template_bindings import ModuleTemplates
-        from .templates import TemplateContext
+        from .templates.bindings import ModuleTemplates
+        from .templates.context import TemplateContext
 
         context = TemplateContext(module_name, library, registries, arch, instances)
         templates = ModuleTemplates(
@@ -253,7 +141,7 @@ def apply_module(
             struct_types,
         )
     elif any(body.member_templates for body in bodies):
-        from .templates import TemplateContext
+        from .templates.context import TemplateContext
 
         context = TemplateContext(module_name, library, registries, arch, instances)
     bound: dict[str, Any] = {row.python_name: e for row, e in zip(enum_rows, enums, strict=True)}

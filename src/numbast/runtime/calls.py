@@ -14,7 +14,7 @@ from llvmlite import ir
 from numba.cuda import cgutils, types
 from numba.cuda.typing.templates import Signature, signature
 
-from .rows import COPY, HIDDEN_OUT, POINTER, ArgumentRow
+from ..core.rows import COPY, HIDDEN_OUT, POINTER, ArgumentRow
 
 
 class Call:

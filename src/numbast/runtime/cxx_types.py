@@ -14,8 +14,8 @@ import functools
 
 from numba.cuda import types
 
-from .cxx_names import BUILTIN_NUMBA_NAMES, NUMBA_TO_CXX, normalize_cxx_name, strip_cv
-from .cxx_names import vector_type_names as _vector_type_names
+from ..core.cxx_names import BUILTIN_NUMBA_NAMES, NUMBA_TO_CXX, normalize_cxx_name, strip_cv
+from ..core.cxx_names import vector_type_names as _vector_type_names
 from .state import LOCK, shared_table
 
 # normalized C++ spelling -> Numba type, for types bound or registered in this process

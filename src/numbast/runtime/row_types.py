@@ -10,7 +10,7 @@ from typing import Any
 
 from numba.cuda import types as numba_types
 
-from .rows import EnumRow, StructRow
+from ..core.rows import EnumRow, StructRow
 from .structs import make_struct_type
 
 

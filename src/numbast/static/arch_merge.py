@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ast_canopy.model import Declarations, Function, Method, Struct
-from numbast.planning.declarations import method_text, signature_text
+from numbast.planning.descriptions import method_text, signature_text
 
 logger = logging.getLogger(__name__)
 

@@ -14,17 +14,23 @@ import os
 import re
 
 from ast_canopy.model import Enum_, Function, Method, Struct
+from numbast.core.rows import (
+    KernelRow,
+    StructRow,
+)
 from numbast.planning.calls import CallPlan
 from numbast.planning.declarations import (
-    NOT_DEVICE_CALLABLE,
-    declaration_text,
-    location_of,
-    method_text,
     plan_enum,
     plan_function,
     plan_struct,
     plan_struct_body,
     remove_prefix,
+)
+from numbast.planning.descriptions import (
+    NOT_DEVICE_CALLABLE,
+    declaration_text,
+    location_of,
+    method_text,
     signature_text,
 )
 from numbast.planning.diagnostics import BindingError
@@ -42,10 +48,6 @@ from numbast.planning.type_refs import (
     struct_ref,
 )
 from numbast.planning.type_rules import TypeTable, UnsupportedTypeError, normalize_cxx_name
-from numbast.runtime.rows import (
-    KernelRow,
-    StructRow,
-)
 from numbast.static.arch_merge import MergedDeclarations, function_key, guard_shim, member_key
 from numbast.static.config import StaticConfig, warn_names_not_declared
 from numbast.static.coverage import BOUND, EXCLUDED, HOST_ONLY, SKIPPED, Decision

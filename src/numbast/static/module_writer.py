@@ -8,7 +8,7 @@ Layout of a generated module (see docs/static.md):
 3. the runtime: ``from numbast.runtime import apply`` (the import system's cache entries), or,
    for a standalone module, a copy of the runtime package's sources, loaded once per process
    under a private name (so the module runs where numbast is not installed);
-4. the rows (``numbast.runtime.rows``): shims, type descriptions, enums, structs, struct bodies,
+4. the rows (``numbast.core.rows``): shims, type descriptions, enums, structs, struct bodies,
    functions and aliases, as literals;
 5. the shim library and one call that registers the rows, then the public names.
 
@@ -24,9 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from numbast.runtime.row_writer import RowWriter
-from numbast.runtime.rows import FORMAT
+from numbast.core.row_writer import RowWriter
+from numbast.core.rows import FORMAT
 from numbast.static.config import StaticConfig
+from numbast.static.literals import literal
 from numbast.static.module_plan import ModulePlan
 from numbast.static.runtime_copy import runtime_copy
 
@@ -37,27 +38,6 @@ class Provenance:
     cuda_version: tuple[int, int]
     cuda_include_dir: str
     parser_version: str = ""
-
-
-def literal(value: Any) -> str:
-    """``value`` (str, int, bool, None, tuples of those) as Python source. Strings are
-    double-quoted (JSON escapes are valid Python escapes), as ruff format would write them."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, tuple):
-        items = ", ".join(literal(item) for item in value)
-        return f"({items},)" if len(value) == 1 else f"({items})"
-    if value is None or isinstance(value, (bool, int)):
-        return repr(value)
-    raise TypeError(f"cannot write {type(value).__name__} as a literal")
-
-
-def source_literal(text: str) -> str:
-    """A whole source file as a readable raw triple-quoted string when that is exact, else a
-    plain literal."""
-    if "'''" not in text and not text.endswith(("\\", "'")) and "\r" not in text:
-        return f"r'''{text}'''"
-    return literal(text)
 
 
 # -- provenance -------------------------------------------------------------------------------
@@ -165,7 +145,7 @@ def rows_block(plan: ModulePlan) -> str:
     shims = [literal(shim) for shim in writer.shims]
     types = [_type_row(ref) for ref in writer.types]
     return (
-        "# The bindings as data; numbast/runtime/rows.py documents every layout.\n"
+        "# The bindings as data; numbast/core/rows.py documents every layout.\n"
         "_nb_rows = _nb_runtime.ModuleRows(\n"
         f"    format={FORMAT},\n"
         + _rows("shims", shims, "(shim name, C++ text): compiled only once a kernel calls it")

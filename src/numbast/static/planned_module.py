@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from numbast.runtime.rows import (
+from numbast.core.rows import (
     AliasTemplateRow,
     ClassTemplateRow,
     EnumRow,

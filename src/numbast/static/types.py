@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from numbast.core.cxx_names import BUILTIN_NUMBA_NAMES, normalize_cxx_name, vector_type_names
 from numbast.planning.type_rules import UnsupportedTypeError
-from numbast.runtime.cxx_names import BUILTIN_NUMBA_NAMES, normalize_cxx_name, vector_type_names
 
 _ARRAY = re.compile(r"^(?P<element>.+?)\s*(?P<extents>(?:\[\s*\d+\s*\])+)$")
 

@@ -11,16 +11,16 @@ from typing import Any
 
 from numba.cuda import types
 
-from .overloads import FunctionStubs
-from .rows import AliasTemplateRow, ClassTemplateRow, FunctionTemplateRow, TemplateParamRow
-from .template_args import TemplateArgument, explicit_argument, integer_value, value_argument
-from .template_classes import ClassTemplateBinder
-from .template_functions import (
+from ...core.rows import AliasTemplateRow, ClassTemplateRow, FunctionTemplateRow, TemplateParamRow
+from ..overloads import FunctionStubs
+from .args import explicit_argument, spelled_argument
+from .classes import ClassTemplateBinder
+from .context import TemplateContext
+from .functions import (
     FunctionTemplateBinder,
     FunctionTemplateStub,
     bind_operator_template,
 )
-from .templates import TemplateContext
 
 
 class AliasTemplateStub:
@@ -131,19 +131,4 @@ class ModuleTemplates:
                 stubs.stub(row.python_name, row.qual_name).add(binder)
 
 
-def spelled_argument(text: str, param: TemplateParamRow) -> TemplateArgument:
-    """A template argument as C++ spells it (``float``, ``3``, ``true``)."""
-    from .cxx_types import canonical_spelling, numba_type_of
-
-    if param.kind == "value":
-        value = integer_value(text)
-        if value is None:
-            raise TypeError(f"template argument {text!r} of {param.name} is not a number")
-        return value_argument(bool(value) if param.value_type == "bool" else value)
-    numba_type = numba_type_of(text)
-    if numba_type is None:
-        raise TypeError(f"template argument {text} of {param.name} has no Numba type")
-    return TemplateArgument(canonical_spelling(text), numba_type=numba_type)
-
-
-__all__ = ["AliasTemplateStub", "ModuleTemplates", "spelled_argument"]
+__all__ = ["AliasTemplateStub", "ModuleTemplates"]

@@ -2,7 +2,7 @@
 of instances made, evaluating a row's type patterns, and completing template arguments
 (defaults, values only the compiler knows). An instance's calls are ``template_calls``'s.
 
-Rows carry templates as data (``numbast.runtime.rows``). An instance is made the first time a
+Rows carry templates as data (``numbast.core.rows``). An instance is made the first time a
 kernel (or an index on the host) needs it: deduction and substitution happen in Python; what
 only the compiler knows (a layout, a ``decltype``, a default such as ``sizeof(T)``) is asked of
 NVRTC with a probe (``template_probe``). The answers are recorded as plain data in an
@@ -21,14 +21,14 @@ from typing import Any, Protocol
 
 from numba.cuda import types
 
-from .cxx_types import canonical_spelling, cxx_spelling_of, numba_type_of, register_spelling
-from .overloads import DEFAULT_REGISTRIES, Registries
-from .rows import TemplateCallableRow, TemplateTypeRow
-from .shim_library import ShimLibrary
-from .state import LOCK, shared_table
-from .template_args import TemplateArgument, integer_value, substitute, type_argument
-from .template_calls import declared_values, intent_modes, needs_compiler_for_result
-from .template_probe import NO_COUNTERPART, KnownTemplate, Probe, TemplateInstantiationError
+from ...core.rows import TemplateCallableRow, TemplateTypeRow
+from ..cxx_types import canonical_spelling, cxx_spelling_of, numba_type_of, register_spelling
+from ..overloads import DEFAULT_REGISTRIES, Registries
+from ..shim_library import ShimLibrary
+from ..state import LOCK, shared_table
+from .args import TemplateArgument, integer_value, substitute, type_argument
+from .calls import declared_values, intent_modes, needs_compiler_for_result
+from .probe import NO_COUNTERPART, KnownTemplate, Probe, TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
 
@@ -340,7 +340,7 @@ def complete_arguments(
 
 
 def _default(context: TemplateContext, param: Any, text: str, what: str) -> TemplateArgument:
-    from .template_args import value_argument
+    from .args import value_argument
 
     if param.kind == "type":
         found = numba_type_of(text)

@@ -13,12 +13,12 @@ from typing import Any
 
 from numba.cuda import types
 
-from .call_plans import CallPlan, ShimValue, assemble_call
-from .calls import Call
-from .cxx_types import cxx_spelling_of
-from .rows import COPY, HIDDEN_OUT, POINTER, TemplateCallableRow, TemplateTypeRow
-from .template_args import typed_argument
-from .template_probe import TemplateInstantiationError
+from ...core.call_plans import CallPlan, ShimValue, assemble_call
+from ...core.rows import COPY, HIDDEN_OUT, POINTER, TemplateCallableRow, TemplateTypeRow
+from ..calls import Call
+from ..cxx_types import cxx_spelling_of
+from .args import typed_argument
+from .probe import TemplateInstantiationError
 
 # Compound assignment operators (``operator+=``): their call returns the updated first operand
 # (what Python's ``a += b`` assigns back), not the C++ result (a reference to it).

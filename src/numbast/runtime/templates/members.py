@@ -19,13 +19,13 @@ from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, signature
 
-from .call_plans import ShimValue
-from .calls import Call
-from .cxx_types import cxx_spelling_of
-from .rows import TemplateCallableRow, callable_row
-from .shim_text import method_call_body
-from .template_args import Deduction, TemplateArgument
-from .template_calls import (
+from ...core.call_plans import ShimValue
+from ...core.rows import TemplateCallableRow, callable_row
+from ...core.shim_text import method_call_body
+from ..calls import Call
+from ..cxx_types import cxx_spelling_of
+from .args import Deduction, TemplateArgument
+from .calls import (
     InstanceCalls,
     call_layout,
     deduce_from_call,
@@ -34,8 +34,8 @@ from .template_calls import (
     plan_instance_call,
     with_keywords,
 )
-from .template_probe import TemplateInstantiationError
-from .templates import TemplateContext, complete_arguments
+from .context import TemplateContext, complete_arguments
+from .probe import TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ class _MemberTemplate:
         return sig
 
     def _class_params(self) -> tuple:
-        from .rows import TemplateParamRow
+        from ...core.rows import TemplateParamRow
 
         return tuple(TemplateParamRow(a.cxx, "type", "", None) for a in self.class_arguments)
 

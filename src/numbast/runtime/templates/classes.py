@@ -21,33 +21,36 @@ from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, signature
 
-from . import rows
-from .apply import apply_struct, make_struct_type_of
-from .row_writer import RowWriter
-from .rows import ClassTemplateRow, StructRow, TemplateCallableRow
-from .template_args import (
+from ...core import rows
+from ...core.row_writer import RowWriter
+from ...core.rows import ClassTemplateRow, StructRow, TemplateCallableRow
+from ..registration import register_struct
+from ..row_types import make_struct_type_of
+from .args import (
     Deduction,
     DeductionError,
     TemplateArgument,
     explicit_argument,
+    spelled_argument,
     template_id,
     type_argument,
     value_argument,
 )
-from .template_calls import keyword_arguments
-from .template_instances import (
-    ambiguous_constructor_arguments,
-    instance_body,
-    instance_layout,
-    specialized_row,
-)
-from .template_probe import TemplateInstantiationError
-from .templates import (
+from .calls import keyword_arguments
+from .context import (
     TemplateContext,
     complete_arguments,
     refresh_numba,
     register_instance_spelling,
 )
+from .instances import (
+    ambiguous_constructor_arguments,
+    instance_body,
+    instance_layout,
+    specialized_row,
+)
+from .members import add_member_templates
+from .probe import TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
 
@@ -193,7 +196,6 @@ class ClassTemplateBinder:
 
     def _add_specialization(self, spelled: tuple[str, ...], numba_type: types.Type) -> None:
         """A specialization written in the header (bound as a struct): ``self[args]`` is it."""
-        from .template_bindings import spelled_argument
 
         try:
             given = {
@@ -260,7 +262,7 @@ class ClassTemplateBinder:
             # C++ cannot choose between these constructors: constructing from these argument
             # types in a kernel is an error at typing, not at link time.
             self._ambiguous.setdefault(spelling, set()).update(ambiguous)
-        stub = apply_struct(
+        stub = register_struct(
             struct_row,
             numba_type,
             writer.struct_body(body),
@@ -269,9 +271,9 @@ class ClassTemplateBinder:
             self.context.library,
             self.context.registries,
             self.context.origin,
-            self.context,
-            row_arguments,
         )
+        if body.member_templates:
+            add_member_templates(numba_type, body.member_templates, row_arguments, self.context)
         refresh_numba()
         logger.debug("instantiated %s as %s (%d bytes)", spelling, python_name, layout["sizeof"])
         return stub

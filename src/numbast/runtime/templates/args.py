@@ -4,7 +4,7 @@ substitution into the C++ spellings of a template's rows.
 A template argument is a type (a Numba type and its C++ spelling) or a value (an int or bool
 for a non-type parameter). Rows spell a template's types in C++ with ``{i}`` standing for
 argument i, and describe how each type is built from the arguments (a pattern, see
-``numbast.runtime.rows``), which is what deduction reads: ``T``, ``const T &`` and ``T &&``
+``numbast.core.rows``), which is what deduction reads: ``T``, ``const T &`` and ``T &&``
 deduce T from the argument's type, ``T *`` from a pointer, ``const Vec<T, N> &`` from an
 instance of a bound class template. Everything else is a non-deduced context, as in C++.
 """
@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 
-from .cxx_types import NoCxxSpelling, canonical_spelling, cxx_spelling_of
-from .rows import VALUE_PARAMETER, TemplateParamRow
+from ...core.rows import VALUE_PARAMETER, TemplateParamRow
+from ..cxx_types import NoCxxSpelling, canonical_spelling, cxx_spelling_of, numba_type_of
 
 
 class TemplateArgument(NamedTuple):
@@ -237,3 +237,16 @@ def integer_value(text: str) -> int | None:
         return evaluate(tree)
     except (ValueError, ZeroDivisionError):
         return None
+
+
+def spelled_argument(text: str, param: TemplateParamRow) -> TemplateArgument:
+    """A template argument as C++ spells it (``float``, ``3``, ``true``)."""
+    if param.kind == "value":
+        value = integer_value(text)
+        if value is None:
+            raise TypeError(f"template argument {text!r} of {param.name} is not a number")
+        return value_argument(bool(value) if param.value_type == "bool" else value)
+    numba_type = numba_type_of(text)
+    if numba_type is None:
+        raise TypeError(f"template argument {text} of {param.name} has no Numba type")
+    return TemplateArgument(canonical_spelling(text), numba_type=numba_type)

@@ -6,7 +6,7 @@ template-ids such as ``const Vec<T, N> &`` (a bound class template instance); pa
 cannot be deduced take their defaults, or are given by subscripting the stub on the host, in C++
 order (``scale3 = scale_by[3]``, like ``scale_by<3>``), or by name in the call (``scale_by(x,
 N=3)``). The template is planned into a row and bound by the runtime
-(``numbast.runtime.template_functions``), as a generated module binds its rows: instances are
+(``numbast.runtime.templates.functions``), as a generated module binds its rows: instances are
 made with NVRTC, never clang.
 """
 
@@ -18,20 +18,20 @@ from typing import Any
 
 from ast_canopy.model import FunctionTemplate
 from numbast.dynamic.functions import FunctionIntents, function_stubs, intent_spec
-from numbast.planning.declarations import location_of
-from numbast.planning.diagnostics import BindingError, warn_skipped
-from numbast.planning.templates import function_template_row
-from numbast.runtime.shim_library import ShimLibrary
-from numbast.runtime.template_functions import (
-    FunctionTemplateBinder,
-    FunctionTemplateStub,
-    bind_operator_template,
-)
-from numbast.templates.context import (
+from numbast.dynamic.template_context import (
     InstantiationOptions,
     context_for,
     known_class_templates,
     template_intents,
+)
+from numbast.planning.descriptions import location_of
+from numbast.planning.diagnostics import BindingError, warn_skipped
+from numbast.planning.templates import function_template_row
+from numbast.runtime.shim_library import ShimLibrary
+from numbast.runtime.templates.functions import (
+    FunctionTemplateBinder,
+    FunctionTemplateStub,
+    bind_operator_template,
 )
 
 _LOCK = threading.Lock()

@@ -17,10 +17,10 @@ from typing import Any, NamedTuple
 
 from numba.cuda import types
 
-from .cxx_names import BUILTIN_NUMBA_NAMES, vector_type_names
-from .cxx_types import cxx_spelling_of
-from .nvrtc import NvrtcError, compile_unit, unit_options
-from .rows import VALUE_PARAMETER
+from ...core.cxx_names import BUILTIN_NUMBA_NAMES, vector_type_names
+from ...core.rows import VALUE_PARAMETER
+from ..cxx_types import cxx_spelling_of
+from ..nvrtc import NvrtcError, compile_unit, unit_options
 
 PROBE_NAMESPACE = "nbi_probe"
 POINTER_STEP = 1 << 24  # a type's code grows by this per level of pointer

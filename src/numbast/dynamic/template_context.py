@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ast_canopy.model import ParamVar
 from numbast.planning.intents import IntentSpec, resolve_intents
 from numbast.runtime.shim_library import ShimLibrary, add_nvrtc_include_dirs
-from numbast.runtime.templates import _CLASS_TEMPLATES, TemplateContext
+from numbast.runtime.templates.context import _CLASS_TEMPLATES, TemplateContext
 
 
 @dataclass(frozen=True)

@@ -22,19 +22,19 @@ from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, Signature
 
-from . import rows
-from .calls import Call
-from .overloads import is_bound_type
-from .rows import FunctionTemplateRow
-from .shim_text import function_call_body, operator_body
-from .template_args import (
+from ...core import rows
+from ...core.rows import FunctionTemplateRow
+from ...core.shim_text import function_call_body, operator_body
+from ..calls import Call
+from ..overloads import is_bound_type
+from .args import (
     Deduction,
     DeductionError,
     TemplateArgument,
     explicit_argument,
     template_id,
 )
-from .template_calls import (
+from .calls import (
     COMPOUND_OPERATORS,
     InstanceCalls,
     call_layout,
@@ -45,8 +45,8 @@ from .template_calls import (
     plan_instance_call,
     with_keywords,
 )
-from .template_probe import TemplateInstantiationError
-from .templates import TemplateContext, complete_arguments
+from .context import TemplateContext, complete_arguments
+from .probe import TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
 

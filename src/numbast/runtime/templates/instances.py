@@ -14,27 +14,27 @@ from typing import Any
 
 from numba.cuda import types
 
-from . import rows
-from .call_plans import ShimValue
-from .cxx_types import canonical_spelling, cxx_spelling_of
-from .rows import ClassTemplateRow, MemberRow, StructBodyRow, TemplateCallableRow
-from .shim_text import (
+from ...core import rows
+from ...core.call_plans import ShimValue
+from ...core.rows import ClassTemplateRow, MemberRow, StructBodyRow, TemplateCallableRow
+from ...core.shim_text import (
     constructor_body,
     conversion_body,
     function_call_body,
     method_call_body,
     operator_body,
 )
-from .struct_padding import FieldSlot, padded_members
-from .template_args import Deduction, DeductionError, TemplateArgument, substitute
-from .template_calls import (
+from ...core.struct_padding import FieldSlot, padded_members
+from ..cxx_types import canonical_spelling, cxx_spelling_of
+from .args import Deduction, DeductionError, TemplateArgument, substitute
+from .calls import (
     COMPOUND_OPERATORS,
     declared_values,
     needs_compiler_for_result,
     plan_instance_call,
 )
-from .template_probe import NO_COUNTERPART, Probe, TemplateInstantiationError
-from .templates import NEEDS_COMPILER, TemplateContext
+from .context import NEEDS_COMPILER, TemplateContext
+from .probe import NO_COUNTERPART, Probe, TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
 

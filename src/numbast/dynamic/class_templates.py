@@ -13,7 +13,7 @@ ones; trailing defaulted parameters may be left out::
 
 Indexing instantiates the class once (cached) and returns the same kind of stub as
 ``bind_cxx_struct``. The template is planned into a row and bound by the runtime
-(``numbast.runtime.template_classes``), as a generated module binds its rows: the layout of an
+(``numbast.runtime.templates.classes``), as a generated module binds its rows: the layout of an
 instance comes from NVRTC, never clang. A specialization written in the header (``template <>
 struct Vec<float, 2> {...}``) is bound as it is written and is what ``Vec[types.float32, 2]``
 returns; partial specializations give the members of the instances they match.
@@ -37,21 +37,21 @@ from ast_canopy.model import (
 )
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE
 from numbast.dynamic.structs import bind_cxx_struct, method_intent_spec
-from numbast.planning.declarations import location_of
-from numbast.planning.diagnostics import BindingError, bind_each, warn_skipped
-from numbast.planning.templates import alias_template_row, class_template_row
-from numbast.planning.type_rules import normalize_cxx_name
-from numbast.runtime.cxx_types import canonical_spelling
-from numbast.runtime.shim_library import ShimLibrary
-from numbast.runtime.template_bindings import AliasTemplateStub
-from numbast.runtime.template_classes import ClassTemplateBinder, ClassTemplateStub
-from numbast.runtime.templates import _CLASS_TEMPLATES
-from numbast.templates.context import (
+from numbast.dynamic.template_context import (
     InstantiationOptions,
     context_for,
     known_class_templates,
     template_intents,
 )
+from numbast.planning.descriptions import location_of
+from numbast.planning.diagnostics import BindingError, bind_each, warn_skipped
+from numbast.planning.templates import alias_template_row, class_template_row
+from numbast.planning.type_rules import normalize_cxx_name
+from numbast.runtime.cxx_types import canonical_spelling
+from numbast.runtime.shim_library import ShimLibrary
+from numbast.runtime.templates.bindings import AliasTemplateStub
+from numbast.runtime.templates.classes import ClassTemplateBinder, ClassTemplateStub
+from numbast.runtime.templates.context import _CLASS_TEMPLATES
 
 
 def bind_cxx_class_template(
@@ -207,7 +207,7 @@ def _instance_of(spelling: str) -> types.Type | None:
     """The instance a C++ spelling such as ``Vec<double, 4>`` names, made now: how a function
     taking an instance nobody asked for yet gets bound."""
     from ast_canopy.spelling import split_template_arguments
-    from numbast.runtime.template_bindings import spelled_argument
+    from numbast.runtime.templates.args import spelled_argument
 
     name = normalize_cxx_name(spelling)
     binder = _CLASS_TEMPLATES.get(name[: name.find("<")].strip())
