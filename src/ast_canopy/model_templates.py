@@ -23,8 +23,15 @@ class TemplateParam:
     # The parameter's type: for a non-type parameter its declared type ("int"); for a type
     # parameter the (dependent) type it names ("T"); None for template template parameters.
     type_: Type | None = None
-    default: str | None = None  # source text of the default argument
+    # The default argument as written (macro-expanded when a macro writes the parameter).
+    # It is written in the template's scope: evaluate it inside the template's
+    # ``enclosing_namespace``, or use ``default_qualified``.
+    default: str | None = None
     is_pack: bool = False  # `typename... Ts`: binders skip these, saying so
+    # The default with macros expanded and every name it refers to qualified from the global
+    # namespace (``cub::BLOCK_REDUCE_WARP_REDUCTIONS``, ``cub::detail::warp_threads``):
+    # text that means the same at global scope. Template parameter names stay as written.
+    default_qualified: str | None = None
 
 
 class Template:
@@ -62,6 +69,9 @@ class FunctionTemplate(_TemplatedDeclaration):
     template_parameters: tuple[TemplateParam, ...]
     function: Function  # the templated declaration; its types may be DEPENDENT
     num_min_required_args: int = 0
+    # The namespace the template is declared in ("cub", "" for the global one), inline
+    # namespaces left out: the scope its parameters' defaults are written in.
+    enclosing_namespace: str = ""
 
     @property
     def templated(self) -> Function:
@@ -79,6 +89,7 @@ class ClassTemplate(_TemplatedDeclaration):
     template_parameters: tuple[TemplateParam, ...]
     record: Struct  # the templated definition; sizes are None, types may be DEPENDENT
     num_min_required_args: int = 0
+    enclosing_namespace: str = ""  # as FunctionTemplate's
 
     @property
     def templated(self) -> Struct:
@@ -181,6 +192,7 @@ class ClassTemplatePartialSpecialization(_TemplatedDeclaration):
     template_qual_name: str  # the primary template, e.g. "ns::Vec"
     template_arguments: tuple[str, ...]
     num_min_required_args: int = 0
+    enclosing_namespace: str = ""  # as FunctionTemplate's
 
     @property
     def templated(self) -> Struct:
@@ -198,6 +210,7 @@ class AliasTemplate(Template):
     num_min_required_args: int = 0
     file: str = ""
     line: int = 0
+    enclosing_namespace: str = ""  # as FunctionTemplate's
 
     @property
     def underlying_name(self) -> str:

@@ -7,7 +7,7 @@ import logging
 
 from clang import cindex as ci
 
-from ast_canopy import functions, templates
+from ast_canopy import defaults, functions, templates
 from ast_canopy.context import Context
 from ast_canopy.model import (
     Access,
@@ -219,7 +219,12 @@ def make_class_template(ctx: Context, cursor: ci.Cursor, scope: str) -> ClassTem
     params = templates.template_params(ctx, cursor)
     tag = RECORD_KINDS.get(templates.record_kind_of_template(cursor), "struct")
     record = make_struct(ctx, cursor, scope, name=cursor.spelling, tag=tag, dependent=True)
-    return ClassTemplate(params, record, templates.min_required_args(params))
+    return ClassTemplate(
+        params,
+        record,
+        templates.min_required_args(params),
+        enclosing_namespace=defaults.enclosing_namespace(cursor),
+    )
 
 
 def make_partial_specialization(
@@ -238,4 +243,5 @@ def make_partial_specialization(
         template_qual_name=templates.qualified_name(primary) if primary is not None else "",
         template_arguments=split_template_arguments(spelling),
         num_min_required_args=templates.min_required_args(params),
+        enclosing_namespace=defaults.enclosing_namespace(cursor),
     )

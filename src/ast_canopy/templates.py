@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from clang import cindex as ci
 
-from ast_canopy import _libclang, functions
+from ast_canopy import _libclang, defaults, functions
 from ast_canopy.context import Context
 from ast_canopy.model import AliasTemplate, FunctionTemplate, TemplateParam, TemplateParamKind
 
@@ -15,40 +17,29 @@ TEMPLATE_PARAM_KINDS = {
     _CK.TEMPLATE_NON_TYPE_PARAMETER: TemplateParamKind.NON_TYPE,
     _CK.TEMPLATE_TEMPLATE_PARAMETER: TemplateParamKind.TEMPLATE,
 }
-_OPENERS = {"(": 1, "[": 1, "{": 1, "<": 1}
-_CLOSERS = {")": 1, "]": 1, "}": 1, ">": 1, ">>": 2}
-
-
-def _split_default(ctx: Context, tokens: list[ci.Token]) -> tuple[list[str], str | None]:
-    """Spellings before the top-level ``=`` and the default's text after it (None if none).
-
-    libclang exposes neither a template parameter's default nor whether it is a pack, but both
-    are plain in its tokens. Angle brackets count as nesting so that the ``=`` inside a template
-    template parameter's own parameter list (``template <class U = int> class TT``) is skipped.
-    """
-    spellings = [t.spelling for t in tokens]
-    depth = 0
-    for i, tok in enumerate(spellings):
-        if tok in _OPENERS:
-            depth += 1
-        elif tok in _CLOSERS:
-            depth -= _CLOSERS[tok]
-        elif tok == "=" and depth <= 0:
-            rest = tokens[i + 1 :]
-            return spellings[:i], (ctx.tokens_text(rest) if rest else None)
-    return spellings, None
+_PACK = re.compile(r"\.\.\.")
 
 
 def template_param(ctx: Context, cursor: ci.Cursor) -> TemplateParam:
     kind = TEMPLATE_PARAM_KINDS[cursor.kind]
-    head, default = _split_default(ctx, list(cursor.get_tokens()))
+    printed = cursor.pretty_printed(ctx.policy)
+    default, qualified = defaults.default_texts(ctx, cursor, printed)
     return TemplateParam(
         name=cursor.spelling,
         kind=kind,
         type_=None if kind is TemplateParamKind.TEMPLATE else ctx.types.make(cursor.type),
         default=default,
-        is_pack="..." in head,
+        is_pack=_is_pack(cursor, printed),
+        default_qualified=qualified,
     )
+
+
+def _is_pack(cursor: ci.Cursor, printed: str) -> bool:
+    """``typename... Ts``: libclang does not say; the printed declaration has the ellipsis
+    before the name (a pack has no default, so no ``...`` of a default is seen)."""
+    if cursor.kind == _CK.TEMPLATE_TEMPLATE_PARAMETER:
+        printed = printed[printed.rfind(">") + 1 :]
+    return bool(_PACK.search(printed.split(" = ", 1)[0]))
 
 
 def template_params(ctx: Context, cursor: ci.Cursor) -> tuple[TemplateParam, ...]:
@@ -72,7 +63,12 @@ def make_function_template(
         function = functions.make_function(ctx, cursor, scope)
     else:
         function = functions.make_method(ctx, cursor, parent_qual_name)
-    return FunctionTemplate(params, function, min_required_args(params))
+    return FunctionTemplate(
+        params,
+        function,
+        min_required_args(params),
+        enclosing_namespace=defaults.enclosing_namespace(cursor),
+    )
 
 
 def record_kind_of_template(cursor: ci.Cursor) -> ci.CursorKind:
@@ -115,4 +111,5 @@ def make_alias_template(ctx: Context, cursor: ci.Cursor, scope: str) -> AliasTem
         num_min_required_args=min_required_args(params),
         file=file,
         line=line,
+        enclosing_namespace=defaults.enclosing_namespace(cursor),
     )

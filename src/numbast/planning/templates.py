@@ -170,7 +170,9 @@ def param_rows(params: Sequence[TemplateParam], names: TemplateNames) -> tuple:
         if param.kind is TemplateParamKind.NON_TYPE:
             kind = rows.VALUE_PARAMETER
             value_type = strip_cv(param.type_.canonical_name) if param.type_ else "int"
-        default = None if param.default is None else spelled(param.default, names)
+        # Qualified text means the same at global scope, where instances are probed.
+        written = param.default_qualified or param.default
+        default = None if written is None else spelled(written, names)
         result.append(TemplateParamRow(param.name, kind, value_type, default))
     return tuple(result)
 
