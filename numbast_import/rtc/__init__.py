@@ -11,4 +11,12 @@ One module, one job:
 - ``context``, ``memory``, ``events``: driver objects; ``args``: kernel argument packing
 - ``launch``: launching through the driver; ``function``: Function; ``module``: Module
 - ``textures``, ``arrays``: texture references and CUDA arrays at run time
+- ``generated``: the specification's DynamicModule (preamble + functions into a template);
+  ``dynamic``: DynamicModule / DynamicSourceModule in both forms (and PyCUDA's linker)
+- ``host_memory``: page-locked, registered and aligned host arrays; ``mempool``: memory pools;
+  ``memoize``: per-context results; ``dtypes``: numpy dtypes <-> C types, kernel arguments
+- ``array_layout`` (shapes, strides, indexing), ``array_ops`` (elementwise kernels of array
+  arithmetic), ``array_operators`` / ``array_views`` (GPUArray's mixins), ``launch_shapes``
+  (grid and block for grid-stride loops), ``linear_combination``: behind ``gpuarray``,
+  ``elementwise``, ``reduction`` and ``curandom``
 """

@@ -142,11 +142,13 @@ class Device:
         return values
 
     def __getattr__(self, name: str) -> int:
-        # PyCUDA's dev.MAX_THREADS_PER_BLOCK spelling
+        # PyCUDA's dev.MAX_THREADS_PER_BLOCK (and dev.compute_mode) spelling
+        if name.startswith("_"):
+            raise AttributeError(name)
         from numbast_import.rtc.enums import device_attribute
 
-        if name.isupper() and name in device_attribute.__members__:
-            return self.get_attribute(device_attribute[name])
+        if name.upper() in device_attribute.__members__:
+            return self.get_attribute(device_attribute[name.upper()])
         raise AttributeError(name)
 
     def make_context(self, flags: int = 0) -> Context:
@@ -177,11 +179,58 @@ class Context:
     def push(self) -> None:
         self.device.make_context()
 
-    def pop(self) -> None:
-        """Kept for PyCUDA programs; the primary context stays alive for other libraries."""
+    @staticmethod
+    def pop() -> None:
+        """Kept for PyCUDA programs (``ctx.pop()`` and ``Context.pop()``); the primary
+        context stays current and alive for other libraries."""
 
     def detach(self) -> None:
         """Kept for PyCUDA programs; see pop."""
+
+    @staticmethod
+    def get_current() -> Context | None:
+        """The context current in this thread (None when there is none)."""
+        drv = driver()
+        check(drv.cuInit(0), "cuInit")
+        if int(check(drv.cuCtxGetCurrent(), "cuCtxGetCurrent")) == 0:
+            return None
+        return Context(Device(int(check(drv.cuCtxGetDevice(), "cuCtxGetDevice"))))
+
+    @staticmethod
+    def set_limit(limit: int, value: int) -> None:
+        """``drv.limit.X``: stack size, printf FIFO size, malloc heap size, ..."""
+        ensure_context()
+        drv = driver()
+        check(drv.cuCtxSetLimit(drv.CUlimit(int(limit)), int(value)), "cuCtxSetLimit")
+
+    @staticmethod
+    def get_limit(limit: int) -> int:
+        ensure_context()
+        drv = driver()
+        return int(check(drv.cuCtxGetLimit(drv.CUlimit(int(limit))), "cuCtxGetLimit"))
+
+    @staticmethod
+    def set_cache_config(config: int) -> None:
+        ensure_context()
+        drv = driver()
+        check(drv.cuCtxSetCacheConfig(drv.CUfunc_cache(int(config))), "cuCtxSetCacheConfig")
+
+    @staticmethod
+    def get_cache_config() -> int:
+        ensure_context()
+        return int(check(driver().cuCtxGetCacheConfig(), "cuCtxGetCacheConfig"))
+
+    def get_api_version(self) -> int:
+        ensure_context()
+        drv = driver()
+        current = check(drv.cuCtxGetCurrent(), "cuCtxGetCurrent")
+        return int(check(drv.cuCtxGetApiVersion(current), "cuCtxGetApiVersion"))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Context) and other.device == self.device
+
+    def __hash__(self) -> int:
+        return hash(("Context", self.device.ordinal))
 
     @staticmethod
     def synchronize() -> None:
@@ -195,3 +244,20 @@ class Context:
 
     def __repr__(self) -> str:
         return f"<numbast_import.driver.Context of device {self.device.ordinal}>"
+
+
+class PointerHolderBase:
+    """Base for objects that stand for device memory owned elsewhere (PyCUDA's): subclasses
+    define ``get_pointer()``; the object then works wherever a DeviceAllocation does."""
+
+    def get_pointer(self) -> int:
+        raise NotImplementedError("subclasses of PointerHolderBase define get_pointer()")
+
+    def __int__(self) -> int:
+        return int(self.get_pointer())
+
+    def __index__(self) -> int:
+        return int(self.get_pointer())
+
+    def as_buffer(self, size: int, offset: int = 0) -> memoryview:
+        raise NotImplementedError("device memory cannot be viewed as a host buffer")

@@ -89,14 +89,24 @@ def _fill_registry() -> None:
         (np.int32, ["int", "int32_t", "signed int", "signed"]),
         (np.uint32, ["unsigned int", "uint", "unsigned", "uint32_t"]),
         (np.int64, ["long long", "long", "long int", "long long int", "int64_t", "ptrdiff_t"]),
-        (np.uint64, ["unsigned long long", "unsigned long", "ulong", "unsigned long int",
-                     "unsigned long long int", "uint64_t", "size_t"]),
+        (
+            np.uint64,
+            [
+                "unsigned long long",
+                "unsigned long",
+                "ulong",
+                "unsigned long int",
+                "unsigned long long int",
+                "uint64_t",
+                "size_t",
+            ],
+        ),
         (np.float16, ["__half", "half"]),
         (np.float32, ["float"]),
         (np.float64, ["double"]),
         (np.complex64, ["cuda::std::complex<float>", "pycuda::complex<float>"]),
         (np.complex128, ["cuda::std::complex<double>", "pycuda::complex<double>"]),
-    ]:  # fmt: skip
+    ]:
         register_dtype(dtype, names)
 
 
@@ -123,13 +133,19 @@ def _make_vector_maker(name: str, dtype: np.dtype, count: int):
 
 def _create_vector_types() -> None:
     bases = [
-        ("char", np.int8, (1, 2, 3, 4)), ("uchar", np.uint8, (1, 2, 3, 4)),
-        ("short", np.int16, (1, 2, 3, 4)), ("ushort", np.uint16, (1, 2, 3, 4)),
-        ("int", np.int32, (1, 2, 3, 4)), ("uint", np.uint32, (1, 2, 3, 4)),
-        ("long", np.int64, (1, 2, 3, 4)), ("ulong", np.uint64, (1, 2, 3, 4)),
-        ("longlong", np.int64, (1, 2)), ("ulonglong", np.uint64, (1, 2)),
-        ("float", np.float32, (1, 2, 3, 4)), ("double", np.float64, (1, 2)),
-    ]  # fmt: skip
+        ("char", np.int8, (1, 2, 3, 4)),
+        ("uchar", np.uint8, (1, 2, 3, 4)),
+        ("short", np.int16, (1, 2, 3, 4)),
+        ("ushort", np.uint16, (1, 2, 3, 4)),
+        ("int", np.int32, (1, 2, 3, 4)),
+        ("uint", np.uint32, (1, 2, 3, 4)),
+        ("long", np.int64, (1, 2, 3, 4)),
+        ("ulong", np.uint64, (1, 2, 3, 4)),
+        ("longlong", np.int64, (1, 2)),
+        ("ulonglong", np.uint64, (1, 2)),
+        ("float", np.float32, (1, 2, 3, 4)),
+        ("double", np.float64, (1, 2)),
+    ]
     for base, element, counts in bases:
         for count in counts:
             name = f"{base}{count}"
@@ -174,8 +190,10 @@ class ScalarArg(Argument):
         return f"{self.dtype.itemsize}s" if char in "VGFDE" else char
 
 
-_C_ARG = re.compile(r"^\s*(?:const\s+)?(?P<type>[\w:<> ]+?)\s*(?P<pointer>\*?)\s*(?:const\s+)?"
-                    r"(?:__restrict__\s+)?(?P<name>[A-Za-z_]\w*)\s*$")  # fmt: skip
+_C_ARG = re.compile(
+    r"^\s*(?:const\s+)?(?P<type>[\w:<> ]+?)\s*(?P<pointer>\*?)\s*(?:const\s+)?"
+    r"(?:__restrict__\s+)?(?P<name>[A-Za-z_]\w*)\s*$"
+)
 
 
 def parse_c_arg(c_arg: str) -> Argument:

@@ -64,10 +64,41 @@ def _from_driver(enum_name: str, prefix: str, name: str) -> type[enum.IntEnum]:
     return enum.IntEnum(name, members)
 
 
+class host_alloc_flags(enum.IntFlag):
+    """``pagelocked_empty(..., mem_flags=)`` (CU_MEMHOSTALLOC_*)."""
+
+    PORTABLE = 0x1
+    DEVICEMAP = 0x2
+    WRITECOMBINED = 0x4
+
+
+class mem_host_register_flags(enum.IntFlag):
+    """``register_host_memory(ary, flags=)`` (CU_MEMHOSTREGISTER_*)."""
+
+    PORTABLE = 0x1
+    DEVICEMAP = 0x2
+    IOMEMORY = 0x4
+    READ_ONLY = 0x8
+
+
+class ctx_flags(enum.IntFlag):
+    """``Device.make_context(flags)`` (CU_CTX_*); primary contexts keep their own flags."""
+
+    SCHED_AUTO = 0x0
+    SCHED_SPIN = 0x1
+    SCHED_YIELD = 0x2
+    SCHED_BLOCKING_SYNC = 0x4
+    MAP_HOST = 0x8
+    LMEM_RESIZE_TO_MAX = 0x10
+
+
 _LAZY = {
     "device_attribute": ("CUdevice_attribute", "CU_DEVICE_ATTRIBUTE_"),
     "function_attribute": ("CUfunction_attribute", "CU_FUNC_ATTRIBUTE_"),
     "func_cache": ("CUfunc_cache", "CU_FUNC_CACHE_"),
+    "limit": ("CUlimit", "CU_LIMIT_"),
+    "compute_mode": ("CUcomputemode", "CU_COMPUTEMODE_"),
+    "shared_config": ("CUsharedconfig", "CU_SHARED_MEM_CONFIG_"),
 }
 
 

@@ -140,9 +140,16 @@ class GeneratedSource:
 
         self._use("compile")
         return SourceModule(
-            self.source(), nvcc=nvcc, options=options, keep=keep, no_extern_c=no_extern_c,
-            arch=arch, code=code, cache_dir=cache_dir, include_dirs=include_dirs,
-        )  # fmt: skip
+            self.source(),
+            nvcc=nvcc,
+            options=options,
+            keep=keep,
+            no_extern_c=no_extern_c,
+            arch=arch,
+            code=code,
+            cache_dir=cache_dir,
+            include_dirs=include_dirs,
+        )
 
     def _use(self, method: str) -> None:
         """Subclasses check here that generating methods fit how they were made."""

@@ -181,6 +181,34 @@ def memset_d32(dest: Any, data: int, count: int) -> None:
     check(driver().cuMemsetD32(device_pointer(dest), int(data), int(count)), "cuMemsetD32")
 
 
+def memset_d8_async(dest: Any, data: int, count: int, stream: Any = None) -> None:
+    ensure_context()
+    call = driver().cuMemsetD8Async
+    check(call(device_pointer(dest), int(data), int(count), _stream_handle(stream)), "memset")
+
+
+def memset_d16_async(dest: Any, data: int, count: int, stream: Any = None) -> None:
+    ensure_context()
+    call = driver().cuMemsetD16Async
+    check(call(device_pointer(dest), int(data), int(count), _stream_handle(stream)), "memset")
+
+
+def memset_d32_async(dest: Any, data: int, count: int, stream: Any = None) -> None:
+    ensure_context()
+    call = driver().cuMemsetD32Async
+    check(call(device_pointer(dest), int(data), int(count), _stream_handle(stream)), "memset")
+
+
+def mem_alloc_pitch(width: int, height: int, access_size: int) -> tuple[DeviceAllocation, int]:
+    """(allocation, pitch in bytes) for ``height`` rows of ``width`` bytes, each row aligned
+    for elements of ``access_size`` (4, 8 or 16) bytes."""
+    ensure_context()
+    ptr, pitch = check(
+        driver().cuMemAllocPitch(int(width), int(height), int(access_size)), "cuMemAllocPitch"
+    )
+    return DeviceAllocation(int(ptr), int(pitch) * int(height)), int(pitch)
+
+
 def to_device(host: Any) -> DeviceAllocation:
     """A new allocation holding a copy of ``host`` (a numpy array or buffer)."""
     _address, nbytes, _keep = host_buffer(host, writable=False)
@@ -199,45 +227,3 @@ def from_device(src: Any, shape: Any, dtype: Any, order: str = "C") -> Any:
 
 def from_device_like(src: Any, like: Any) -> Any:
     return from_device(src, like.shape, like.dtype, "F" if like.flags.f_contiguous else "C")
-
-
-class _PinnedHostMemory:
-    """Page-locked host memory (``cuMemHostAlloc``), freed when the last view goes."""
-
-    def __init__(self, nbytes: int, flags: int) -> None:
-        ensure_context()
-        self.address = 0
-        self.address = int(check(driver().cuMemHostAlloc(max(nbytes, 1), flags), "cuMemHostAlloc"))
-
-    def __del__(self) -> None:
-        if self.address:
-            try:
-                check(driver().cuMemFreeHost(self.address), "cuMemFreeHost")
-            except Exception as exc:  # interpreter shutdown or a dead context
-                logger.debug("freeing pinned memory failed: %s", exc)
-
-
-def pagelocked_empty(shape: Any, dtype: Any, order: str = "C", mem_flags: int = 0) -> Any:
-    """A numpy array in page-locked host memory (for asynchronous copies)."""
-    import ctypes
-
-    import numpy as np
-
-    dtype = np.dtype(dtype)
-    count = int(np.prod(shape))
-    holder = _PinnedHostMemory(count * dtype.itemsize, mem_flags)
-    raw = (ctypes.c_byte * max(count * dtype.itemsize, 1)).from_address(holder.address)
-    raw._numbast_holder = holder  # the array's base chain keeps the memory alive
-    flat = np.frombuffer(raw, dtype=dtype, count=count)
-    return flat.reshape(shape, order=order)
-
-
-def pagelocked_zeros(shape: Any, dtype: Any, order: str = "C", mem_flags: int = 0) -> Any:
-    array = pagelocked_empty(shape, dtype, order, mem_flags)
-    array.fill(0)
-    return array
-
-
-def pagelocked_empty_like(array: Any, mem_flags: int = 0) -> Any:
-    order = "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
-    return pagelocked_empty(array.shape, array.dtype, order, mem_flags)
