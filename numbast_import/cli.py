@@ -20,38 +20,90 @@ from numbast_import.cli_context import PROBLEM, USAGE, Context, Failure, UsageEr
 from numbast_import.config import CONFIG_ENV, load_project_config
 from numbast_import.errors import HeaderImportError
 
+EXAMPLES = """\
+examples:
+  numbast-cache list                      what is cached (--wide: full paths)
+  numbast-cache coverage demo             what the module binds, and why the rest is not
+  numbast-cache show demo --arch sm_90    an entry's key, and whether imports would hit it
+  numbast-cache warm demo --arch sm_90    build the entry ahead of time (no GPU needed)
+  numbast-cache --json list               any command prints JSON with --json
+
+Without --arch, and with no GPU to ask, show and coverage use the entries that exist (and say
+which arch they show); only building (warm, and coverage where no current entry exists) needs
+an arch: --arch, NUMBAST_IMPORT_ARCH, the GPU, or arch = "sm_90" in pyproject.toml.
+Exit status: 0 ok, 1 a problem found or a request not served, 2 a usage error."""
+
 
 def build_argument_parser() -> argparse.ArgumentParser:
+    # --config and --json go before or after the command: both parsers know them, and their
+    # defaults are suppressed so that the subcommand's parser does not overwrite a value given
+    # before the command (main() reads them with defaults).
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--config",
+        metavar="PYPROJECT",
+        default=argparse.SUPPRESS,
+        help=f"the pyproject.toml to read (default: ${CONFIG_ENV}, else found from here)",
+    )
+    common.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
+    )
     parser = argparse.ArgumentParser(
         prog="numbast-cache",
         description=(
-            "Inspect and manage the numbast-import cache: generated bindings and compiled "
+            "Inspect and manage the numbast-import cache: generated bindings and compiled\n"
             "shims of mapped headers, compiled SourceModules, and the parser's preludes."
         ),
-    )
-    parser.add_argument(
-        "--config",
-        metavar="PYPROJECT",
-        help=f"the pyproject.toml to read (default: ${CONFIG_ENV}, else found from here)",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[common],
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def command(name: str, help: str, **kwargs: Any) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help, description=help, **kwargs)
-        sub.add_argument("--json", action="store_true", help="print JSON")
-        return sub
+    def command(name: str, help: str, examples: str, **kwargs: Any) -> argparse.ArgumentParser:
+        return commands.add_parser(
+            name,
+            help=help,
+            description=help,
+            epilog="examples:\n" + "\n".join(f"  numbast-cache {e}" for e in examples.split("|")),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            parents=[common],
+            **kwargs,
+        )
 
-    command("dir", "print the cache root and the read-only layers", aliases=["path"])
-    command("list", "list everything cached: name, project, header, arch, CUDA, size, age")
-    show = command("show", "every key component of a module's entries, and why they would miss")
+    command("dir", "print the cache root and the read-only layers", "dir", aliases=["path"])
+    listing = command(
+        "list",
+        "list everything cached: name, project, header, arch, CUDA, size, age",
+        "list|list --wide|list --json",
+    )
+    listing.add_argument(
+        "--wide", action="store_true", help="full paths (default: fit the terminal's width)"
+    )
+    show = command(
+        "show",
+        "every key component of a module's entries, and why they would miss",
+        "show demo|show cuda_headers.demo --arch sm_90|show 7cd8a1e6",
+    )
     show.add_argument("name", help="a module (my_lib, cuda_headers.my_lib) or a digest prefix")
-    clear = command("clear", "remove the current project's entries of modules, or more")
+    show.add_argument(
+        "--arch", type=parse_arch, help="only this arch's entries (default: every arch cached)"
+    )
+    clear = command(
+        "clear",
+        "remove the current project's entries of modules, or more",
+        "clear demo|clear --stale|clear --all",
+    )
     clear.add_argument("names", nargs="*", metavar="NAME", help="module names or digest prefixes")
     clear.add_argument("--all", action="store_true", help="remove everything in the cache root")
     clear.add_argument(
         "--stale", action="store_true", help="remove entries that can no longer be used"
     )
-    prune = command("prune", "remove leftovers of dead builders and damaged entries, and more")
+    prune = command(
+        "prune",
+        "remove leftovers of dead builders and damaged entries, and more",
+        "prune|prune --older-than 30|prune --max-size 2G",
+    )
     prune.add_argument(
         "--older-than", type=float, metavar="DAYS", help="remove what was not used for DAYS"
     )
@@ -61,16 +113,26 @@ def build_argument_parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="remove the least recently used until the cache holds at most SIZE (500M, 2G)",
     )
-    warm = command("warm", "build entries ahead of time (no GPU needed with --arch)")
+    warm = command(
+        "warm",
+        "build entries ahead of time (no GPU needed with --arch)",
+        "warm demo --arch sm_90|warm demo numbast.headers.cufp16 --arch sm_80,sm_90 --into DIR",
+    )
     warm.add_argument("names", nargs="+", metavar="NAME", help="modules to build")
     warm.add_argument("--arch", type=parse_archs, help="comma-separated, e.g. sm_80,sm_90")
     warm.add_argument("--into", metavar="DIR", help="the cache root to build into")
-    command("verify", "check every entry's files against its manifest (exit 1 on damage)")
+    command("verify", "check every entry's files against its manifest (exit 1 on damage)", "verify")
     coverage = command(
-        "coverage", "per declaration kind, what a module binds and why the rest is not bound"
+        "coverage",
+        "per declaration kind, what a module binds and why the rest is not bound",
+        "coverage demo|coverage numbast.headers.cufp16 --arch sm_90 --json",
     )
     coverage.add_argument("name", help="a module (my_lib, numbast.headers.curand)")
-    coverage.add_argument("--arch", type=parse_arch, help="the arch (default: as imports choose)")
+    coverage.add_argument(
+        "--arch",
+        type=parse_arch,
+        help="the arch (default: as imports choose; without a GPU, the cached entry's)",
+    )
     return parser
 
 
@@ -107,12 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     from numbast_import.cli_commands import COMMANDS
 
     try:
-        if args.config:
-            os.environ[CONFIG_ENV] = args.config
+        config = getattr(args, "config", None)
+        if config:
+            os.environ[CONFIG_ENV] = config
         project = load_project_config()
         into = getattr(args, "into", None)
         root = Path(into).resolve() if into else cache_root(project.cache_dir)
-        context = Context(root, cache_layers(root), project, args.json)
+        context = Context(root, cache_layers(root), project, getattr(args, "json", False))
         return COMMANDS[args.command](context, args)
     except (HeaderImportError, Failure) as exc:
         print(f"numbast-cache: {exc}", file=sys.stderr)

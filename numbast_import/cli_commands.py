@@ -7,9 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-import sys
 import time
-from typing import Any
 
 from numbast_import.cache import inventory
 from numbast_import.cache.inventory import Record
@@ -24,8 +22,10 @@ from numbast_import.cli_context import (
     human_size,
 )
 from numbast_import.cli_coverage import cmd_coverage
+from numbast_import.cli_show import by_digest, cmd_show
+from numbast_import.cli_table import short_path, table, terminal_width
 from numbast_import.errors import HeaderImportError
-from numbast_import.project_cache import miss_reasons, resolve, stale_reason
+from numbast_import.project_cache import resolve, stale_reason
 
 
 def cmd_dir(ctx: Context, args) -> int:
@@ -51,104 +51,23 @@ def cmd_list(ctx: Context, args) -> int:
         print(f"(nothing cached in {ctx.root})")
         return OK
     rows = [("kind", "name", "project", "header", "arch", "cuda", "size", "age", "digest")]
+    wide = getattr(args, "wide", False)
     for r in found:
         name = r.name + (" (read-only)" if r.read_only else "")
         name += " (damaged)" if r.problems else ""
         created = r.created or r.used
+        project, header = r.project or "-", r.header or "-"
+        if not wide:  # the project's directory, and the header relative to it
+            base = os.path.dirname(r.project) if r.project else None
+            project, header = short_path(base), short_path(r.header, base)
         rows.append(
-            (r.kind, name, r.project or "-", r.header or "-", r.arch or "-", r.cuda or "-")
-            + (human_size(r.size), human_age(created), (r.digest or "")[:16])
+            (r.kind, name, project, header, r.arch or "-", r.cuda or "-")
+            + (human_size(r.size), human_age(created), (r.digest or "")[: 64 if wide else 12])
         )
-    print(_table(rows))
+    print(table(rows) if wide else table(rows, terminal_width(), cuttable=((2, 3), (1,))))
     total = inventory.total_size(r for r in found if not r.read_only)
     print(f"{len(found)} items, {human_size(total)} in {ctx.root}")
     return OK
-
-
-def cmd_show(ctx: Context, args) -> int:
-    found = [r for r in ctx.records() if r.kind == "header"]
-    module, current = _current(ctx, args.name)
-    if module is not None:
-        matches = [r for r in found if module.owns(r)]
-    else:
-        matches = _by_digest(found, args.name)
-    if not matches and module is None:
-        raise Failure(f"no entry matches {args.name!r} (a mapped module or a digest prefix)")
-    shown = []
-    for record in matches:
-        item: dict[str, Any] = {"entry": str(record.path), "read_only": record.read_only}
-        item["problems"] = list(record.problems)
-        if record.manifest is not None:
-            item["key"] = record.manifest["key"]
-            item["included_files"] = record.manifest["included_files"]
-            item["shims_left_out"] = record.manifest.get("shims_left_out", [])
-            item["regenerate"] = record.manifest.get("regenerate")
-            if current is not None and record.arch == current[0]:
-                item["would_miss_because"] = miss_reasons(record, current[1])
-        shown.append(item)
-    data = {"name": args.name, "entries": shown}
-    if current is not None:
-        data["current"] = {"arch": current[0], "digest": current[2]}
-        data["current_entry_exists"] = any(r.digest == current[2] for r in matches)
-    ctx.emit(data, _show_text(data))
-    return OK
-
-
-def _show_text(data: dict[str, Any]) -> str:
-    import json
-
-    lines = []
-    for item in data["entries"]:
-        lines.append(f"entry {item['entry']}" + (" (read-only)" if item["read_only"] else ""))
-        for name, value in sorted(item.get("key", {}).items()):
-            lines.append(f"  {name}: {json.dumps(value, sort_keys=True)}")
-        included = item.get("included_files", {})
-        lines.append(f"  included files: {len(included)}")
-        lines += [f"    {file} {digest[:16]}" for file, digest in included.items()]
-        if item.get("shims_left_out"):
-            lines.append(f"  shims_left_out: {', '.join(item['shims_left_out'])}")
-        if item.get("regenerate"):
-            lines.append(f"  regenerate: {item['regenerate']}")
-        lines += [f"  damaged: {problem}" for problem in item["problems"]]
-        reasons = item.get("would_miss_because")
-        if reasons == []:
-            lines.append("  the current state would hit this entry")
-        elif reasons:
-            lines.append("  the current state would miss this entry:")
-            lines += [f"    {reason}" for reason in reasons]
-    if not data["entries"]:
-        lines.append(f"{data['name']}: no entries in the cache")
-    if "current" in data and not data["current_entry_exists"]:
-        current = data["current"]
-        lines.append(
-            f"{data['name']}: no entry for the current state ({current['arch']}, digest "
-            f"{current['digest']})"
-        )
-    return "\n".join(lines)
-
-
-def _current(ctx: Context, name: str):
-    """(module, (arch, components, digest)) when ``name`` is mapped, else (None, None); the
-    current key is None when no arch can be chosen here."""
-    from numbast_import.arch import resolve_arch
-
-    try:
-        module = resolve(name, ctx.project)
-    except HeaderImportError:
-        return None, None
-    try:
-        arch = resolve_arch(module.mapping.arch, module.fullname, module.mapping.source)
-        components, digest = module.current_key(arch)
-    except (HeaderImportError, OSError) as exc:
-        print(f"numbast-cache: cannot compute the current key of {name}: {exc}", file=sys.stderr)
-        return module, None
-    return module, (arch, components, digest)
-
-
-def _by_digest(found: list[Record], prefix: str) -> list[Record]:
-    if len(prefix) < 6 or any(c not in "0123456789abcdef" for c in prefix):
-        return []
-    return [r for r in found if (r.digest or "").startswith(prefix)]
 
 
 def cmd_clear(ctx: Context, args) -> int:
@@ -200,7 +119,7 @@ def _named(ctx: Context, writable: list[Record], names: list[str]) -> list[Recor
         try:
             module = resolve(name, ctx.project)
         except HeaderImportError as exc:
-            matches = _by_digest(writable, name)
+            matches = by_digest(writable, name)
             if not matches:
                 raise Failure(f"{exc}; nothing of that name or digest to clear") from None
         else:
@@ -298,14 +217,6 @@ def cmd_verify(ctx: Context, args) -> int:
     lines.append(f"{len(checked) - len(bad)} of {len(checked)} entries intact")
     ctx.emit(data, "\n".join(lines))
     return PROBLEM if bad else OK
-
-
-def _table(rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    )
 
 
 COMMANDS = {

@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from numbast_import.cache import inventory
 from numbast_import.config import ProjectConfig
+
+if TYPE_CHECKING:
+    from numbast_import.project_cache import Module
 
 OK, PROBLEM, USAGE = 0, 1, 2
 
@@ -38,6 +41,18 @@ class Context:
 
     def records(self, verify: bool = False) -> list[inventory.Record]:
         return inventory.records(self.root, self.layers, verify=verify)
+
+    def import_arch(self, module: Module) -> tuple[str | None, str]:
+        """The arch an import of ``module`` would use now (``NUMBAST_IMPORT_ARCH``, the GPU,
+        the pin), or None and why there is none: inspecting commands then look at the entries
+        that exist, and only building ones ask for an arch."""
+        from numbast_import.arch import resolve_arch
+        from numbast_import.errors import ArchUnknownError
+
+        try:
+            return resolve_arch(module.mapping.arch, module.fullname, module.mapping.source), ""
+        except ArchUnknownError as exc:
+            return None, str(exc)
 
     def emit(self, data: Any, text: str) -> None:
         print(json.dumps(data, indent=1, sort_keys=True) if self.as_json else text)

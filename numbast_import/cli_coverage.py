@@ -15,32 +15,71 @@ from numbast_import.errors import HeaderImportError
 
 
 def cmd_coverage(ctx: Context, args) -> int:
-    from numbast_import.arch import resolve_arch
     from numbast_import.cache.store import CacheStore
     from numbast_import.project_cache import resolve
-    from numbast_import.warming import warm
 
     try:
         module = resolve(args.name, ctx.project)
-        arch = args.arch or resolve_arch(
-            module.mapping.arch, module.fullname, module.mapping.source
-        )
-        components, digest = module.current_key(arch)
     except HeaderImportError as exc:
         raise Failure(str(exc)) from None
     store = CacheStore(ctx.root, ctx.layers)
+    arch, _why_none = (args.arch, "") if args.arch else ctx.import_arch(module)
+    chosen = ""
+    if arch is None:
+        # Inspecting needs no arch: show an entry that exists (and say which arch it is for).
+        entry, arch = _current_cached_entry(ctx, store, module)
+        if entry is None:
+            raise Failure(
+                f"{module.fullname} has no current entry in the cache, and building one needs "
+                "an arch, which nothing gives (no GPU to ask, no NUMBAST_IMPORT_ARCH, no pin): "
+                f'give --arch sm_90, set NUMBAST_IMPORT_ARCH=sm_90, or pin arch = "sm_90" under '
+                f"[tool.numbast-import] in {ctx.project.pyproject or 'pyproject.toml'}"
+            )
+        chosen = "the cached entry's arch (no --arch given, and no GPU to ask)"
+    else:
+        entry = _entry_for(store, module, arch, ctx)
+    summary = entry.manifest.get("coverage")
+    if summary is None:
+        raise Failure(f"the cache entry of {module.fullname} for {arch} records no coverage")
+    data = {"name": module.fullname, "header": module.mapping.header, "arch": arch, **summary}
+    if chosen:
+        data["arch_chosen_as"] = chosen
+    ctx.emit(data, coverage_text(data))
+    return OK
+
+
+def _entry_for(store, module, arch: str, ctx: Context):
+    """The module's current entry for ``arch``, built first when there is none."""
+    from numbast_import.warming import warm
+
+    try:
+        components, digest = module.current_key(arch)
+    except HeaderImportError as exc:
+        raise Failure(str(exc)) from None
     entry = store.lookup(digest, components)
     if entry is None:
         (result,) = warm([module.fullname], [arch], into=ctx.root, config=ctx.project.pyproject)
         if result.status == "failed":
             raise Failure(f"cannot build {module.fullname} for {arch}: {result.message}")
         entry = store.lookup(digest, components)
-    summary = entry.manifest.get("coverage") if entry is not None else None
-    if summary is None:
-        raise Failure(f"the cache entry of {module.fullname} for {arch} records no coverage")
-    data = {"name": module.fullname, "header": module.mapping.header, "arch": arch, **summary}
-    ctx.emit(data, coverage_text(data))
-    return OK
+    if entry is None:
+        raise Failure(f"{module.fullname} for {arch}: the build stored no entry in {ctx.root}")
+    return entry
+
+
+def _current_cached_entry(ctx: Context, store, module):
+    """(entry, arch) of the most recently used cached entry of ``module`` that an import for
+    its arch would hit now, or (None, None)."""
+    owned = [r for r in ctx.records() if module.owns(r) and r.arch and not r.problems]
+    for record in sorted(owned, key=lambda r: r.used, reverse=True):
+        try:
+            components, digest = module.current_key(record.arch)
+        except (HeaderImportError, OSError):
+            continue
+        entry = store.lookup(digest, components)
+        if entry is not None:
+            return entry, record.arch
+    return None, None
 
 
 def coverage_text(data: dict[str, Any]) -> str:
@@ -55,6 +94,8 @@ def coverage_text(data: dict[str, Any]) -> str:
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [f"{data['name']} ({data['header']}, {data['arch']})"]
+    if data.get("arch_chosen_as"):
+        lines[0] += f"; {data['arch']}: {data['arch_chosen_as']}"
     lines += [
         "  ".join(
             cell.ljust(w) if i == 0 else cell.rjust(w)

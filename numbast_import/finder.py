@@ -9,9 +9,11 @@ that the user sees it as the import's error without frames of ours (see ``loader
 
 from __future__ import annotations
 
+import difflib
 import importlib.abc
 import importlib.util
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from numbast_import.arch import start_device_query
@@ -51,8 +53,10 @@ def resolve_mapping(package: str, name: str, project: ProjectConfig) -> HeaderMa
             # The project's arch pin and cache-dir apply to built-in modules too.
             return replace(builtin_mapping(name), arch=project.arch, cache_dir=project.cache_dir)
         known = ", ".join(sorted(BUILTIN_HEADERS))
+        builtins = {b: f"{BUILTIN_PACKAGE}.{b}" for b in BUILTIN_HEADERS}
         raise _not_mapped(
-            f"No module named '{package}.{name}': the built-in header modules are {known}"
+            f"No module named '{package}.{name}'{_did_you_mean(name, builtins)}: the "
+            f"built-in header modules are {known}"
         )
     from numbast_import.registry import registered, registered_names
 
@@ -64,12 +68,26 @@ def resolve_mapping(package: str, name: str, project: ProjectConfig) -> HeaderMa
         return mapping
     if name in project.broken:
         raise ImportConfigError(f"cannot import {package}.{name}: {project.broken[name]}")
+    from numbast_import.builtin_headers import BUILTIN_HEADERS
+
+    known = {n: n for n in (*project.names(), *registered_names())}
+    for builtin in BUILTIN_HEADERS:  # `cufp16` for `numbast.headers.cufp16`
+        known.setdefault(builtin, f"{BUILTIN_PACKAGE}.{builtin}")
     raise _not_mapped(
-        f"No module named '{package}.{name}': {_what_is_mapped(project, registered_names())}. "
+        f"No module named '{package}.{name}'{_did_you_mean(name, known)}: "
+        f"{_what_is_mapped(project, registered_names())}. "
         f"Map it under [{TABLE}.headers] in pyproject.toml, for example "
         f'{name} = "include/{name}.cuh", or call numbast_import.register("{name}", '
         f'"include/{name}.cuh")'
     )
+
+
+def _did_you_mean(name: str, known: Mapping[str, str] | Iterable[str]) -> str:
+    """The suggestion ``(did you mean 'x'?)`` for the closest of ``known`` (a name, or a name -> how
+    to write it), or ""."""
+    spelled = known if isinstance(known, Mapping) else {k: k for k in known}
+    close = difflib.get_close_matches(name, list(spelled), n=1, cutoff=0.6)
+    return f" (did you mean {spelled[close[0]]!r}?)" if close else ""
 
 
 def _not_mapped(message: str) -> HeaderNotMappedError:
