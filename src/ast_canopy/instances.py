@@ -4,8 +4,10 @@ parse reports besides those written in retained files.
 An instance is reported when a reported declaration names it (a field ``Vec<float, 3> v;``, a
 parameter ``const ns::Arr<float, 4> &``, a return type, a base, a typedef), or a reported
 instance of a template declared in a retained file does (its fields, its methods' signatures,
-its type arguments). Instances of other templates (``cuda::std::...``) are reported but not
-followed further, so a retained struct holding a standard type does not pull in its internals.
+its type arguments). Functions that device code cannot call (host ones, and those naming the
+host standard library: ``ast_canopy.host_only``) name nothing here. Instances of other
+templates (``cuda::std::...``) are reported but not followed further, so a retained struct
+holding a standard type does not pull in its internals.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from clang import cindex as ci
 
 from ast_canopy import records, templates
 from ast_canopy.context import Context
+from ast_canopy.host_only import function_host_library_type
 from ast_canopy.model import (
     ClassTemplateSpecialization,
     Declarations,
+    ExecutionSpace,
     Function,
     Struct,
     Type,
@@ -96,9 +100,20 @@ def _record_names(types: Iterable[Type | None]) -> Iterator[str]:
 
 
 def _function_types(function: Function) -> Iterator[Type]:
+    """The types a function names, if device code can call it: a host function's types (CUB's
+    ``operator<<(std::ostream &, ...)`` names ``std::basic_ostream<char>``) are not followed."""
+    if not _device_usable(function):
+        return
     yield function.return_type
     for param in function.params:
         yield param.type_
+
+
+def _device_usable(function: Function) -> bool:
+    space = function.exec_space
+    return (space.is_device_callable or space is ExecutionSpace.GLOBAL) and (
+        function_host_library_type(function) is None
+    )
 
 
 def _struct_types(struct: Struct) -> Iterator[Type | None]:

@@ -42,10 +42,11 @@ from numbast.planning.calls import CallPlan, plan_call
 from numbast.planning.descriptions import (
     callee_spelling,
     declaration_text,
+    host_only_reason,
     location_of,
     method_text,
-    not_device_callable,
     signature_text,
+    struct_host_only_reason,
 )
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.implicit_constructors import implicit_constructors
@@ -67,8 +68,9 @@ def plan_function(
     python_name: str | None = None,
 ) -> FunctionRow:
     """The row of a free function or free operator (its call still a CallPlan)."""
-    if not func.exec_space.is_device_callable:
-        raise BindingError(not_device_callable(func))
+    host_only = host_only_reason(func)
+    if host_only is not None:
+        raise BindingError(host_only)
     if func.is_deleted:
         raise BindingError("it is deleted")
     if func.is_variadic:
@@ -117,6 +119,9 @@ def plan_struct(decl: Struct, python_name: str, parent_type: Any, data_model: An
     """The struct's own row; raises BindingError when it cannot be bound."""
     if decl.sizeof_ is None or decl.alignof_ is None:
         raise BindingError("its size is unknown (incomplete type)")
+    host_only = struct_host_only_reason(decl)
+    if host_only is not None:
+        raise BindingError(host_only)
     return StructRow(
         python_name, decl.qual_name, decl.sizeof_, decl.alignof_, parent_type, data_model
     )
@@ -200,8 +205,9 @@ def plan_member(
     kind = method.kind
     if kind in (MethodKind.COPY_CONSTRUCTOR, MethodKind.MOVE_CONSTRUCTOR, MethodKind.DESTRUCTOR):
         return None  # Numba copies values bitwise and runs no destructors
-    if not method.exec_space.is_device_callable:
-        raise BindingError(not_device_callable(method))
+    host_only = host_only_reason(method)
+    if host_only is not None:
+        raise BindingError(host_only)
     if method.is_variadic:
         raise BindingError("variadic methods cannot be bound")
     if arg_intents and kind not in (MethodKind.METHOD, MethodKind.STATIC_METHOD):

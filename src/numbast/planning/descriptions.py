@@ -6,7 +6,30 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ast_canopy.model import Function, Method
+from ast_canopy.host_only import function_host_library_type, struct_host_library_type
+from ast_canopy.model import Function, Method, Struct
+
+
+def host_only_reason(func: Function) -> str | None:
+    """Why device code cannot call ``func`` (its execution space, or a type of the host C++
+    standard library in its signature, which no shim can compile); None when it can."""
+    if not func.exec_space.is_device_callable:
+        return not_device_callable(func)
+    host_type = function_host_library_type(func)
+    if host_type is not None:
+        return f"it names {host_type} of the host C++ standard library, {NOT_DEVICE_CALLABLE}"
+    return None
+
+
+def struct_host_only_reason(struct: Struct) -> str | None:
+    """Why device code cannot hold ``struct`` (it is, holds or derives from a type of the host
+    C++ standard library); None when it can."""
+    host_type = struct_host_library_type(struct)
+    if host_type is None:
+        return None
+    if host_type == struct.qual_name:
+        return f"it is a type of the host C++ standard library, {NOT_DEVICE_CALLABLE}"
+    return f"it holds {host_type} of the host C++ standard library, {NOT_DEVICE_CALLABLE}"
 
 
 def not_device_callable(func: Function) -> str:

@@ -34,7 +34,7 @@ from numbast.core.rows import (
     TemplateParamRow,
     TemplateTypeRow,
 )
-from numbast.planning.descriptions import declaration_text, location_of, not_device_callable
+from numbast.planning.descriptions import declaration_text, host_only_reason, location_of
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.operators import COMPOUND, python_operator_for
 from numbast.planning.type_rules import normalize_cxx_name, strip_cv
@@ -191,8 +191,9 @@ def function_template_row(
 ) -> FunctionTemplateRow:
     """The row of a function template; raises BindingError when it cannot be bound."""
     func = templ.function
-    if not func.exec_space.is_device_callable:
-        raise BindingError(not_device_callable(func))
+    host_only = host_only_reason(func)
+    if host_only is not None:
+        raise BindingError(host_only)
     if func.is_deleted or func.is_variadic:
         raise BindingError("it is deleted" if func.is_deleted else "it is variadic")
     reason = unsupported_parameter(templ.template_parameters)
@@ -234,8 +235,9 @@ def member_row(method: Method, names: TemplateNames) -> TemplateCallableRow | No
     kind = method.kind
     if kind in (MethodKind.COPY_CONSTRUCTOR, MethodKind.MOVE_CONSTRUCTOR, MethodKind.DESTRUCTOR):
         return None
-    if not method.exec_space.is_device_callable:
-        raise BindingError(not_device_callable(method))
+    host_only = host_only_reason(method)
+    if host_only is not None:
+        raise BindingError(host_only)
     if method.is_variadic:
         raise BindingError("variadic methods cannot be bound")
     params = tuple((p.name, type_row(p.type_, names), p.default_value is not None)
