@@ -145,3 +145,12 @@ def test_the_command_line_without_a_gpu_in_a_fresh_process(built, tmp_path):
         result = cli(project, copy, *argv, CUDA_VISIBLE_DEVICES="")
         assert result.returncode == 0, (argv, result.stderr)
         assert result.stderr == "", argv
+
+
+def test_every_directory_the_first_import_creates_is_private(built):
+    """docs/import_system.md: the root and its directories are created with mode 0700 (the
+    parser's stand-in include directory was 0755)."""
+    _project, cache = built
+    modes = {p: p.stat().st_mode & 0o777 for p in [cache, *cache.rglob("*")] if p.is_dir()}
+    assert len(modes) > 3
+    assert {str(p): oct(m) for p, m in modes.items() if m != 0o700} == {}

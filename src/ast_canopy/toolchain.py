@@ -77,12 +77,12 @@ def _layout_key(cudart_include: Path, crt_dir: Path | None) -> str:
 
 
 def _populate_layout(root: Path, cudart_include: Path, crt_dir: Path | None) -> None:
-    (root / "bin").mkdir()
+    (root / "bin").mkdir(mode=0o700)
     if crt_dir is None:
         (root / "include").symlink_to(cudart_include, target_is_directory=True)
         return
     include = root / "include"
-    include.mkdir()
+    include.mkdir(mode=0o700)
     for entry in os.listdir(cudart_include):
         if entry != "crt":
             (include / entry).symlink_to(cudart_include / entry)
@@ -203,6 +203,6 @@ def _curand_stub_dir() -> Path:
     stub = base / "stub-include"
     header = stub / "curand_mtgp32_kernel.h"
     if not header.is_file():
-        stub.mkdir(exist_ok=True)
+        stub.mkdir(mode=0o700, exist_ok=True)
         header.write_text("/* ast_canopy: stand-in for the absent cuRAND header */\n")
     return stub
