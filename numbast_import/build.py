@@ -1,19 +1,17 @@
-"""Building a cache entry: parse and render the bindings (the static generator), run them as
-the module being imported (the shim text is only known to the running module: Shim Include
-Override is evaluated at import), compile its shims to LTO-IR, and keep the module's code
-object so that warm imports run it without compiling.
+"""Building a cache entry: render the bindings (the static generator: parse, plan, write),
+compile their shims to LTO-IR, and compile the module's source to a code object, so that every
+import (this one too) runs it without compiling. Nothing here runs the module: its shims and
+their preamble are data of the rendered module. The loader runs it (``numbast_import.loader``).
 """
 
 from __future__ import annotations
 
 import json
-import linecache
 import logging
 import os
 import shlex
 import sys
 import time
-import types
 import warnings
 from pathlib import Path
 
@@ -33,17 +31,14 @@ from numbast_import.cache.manifest import (
 from numbast_import.cache.root import KEYS_DIR
 from numbast_import.cache.store import BuildOutput
 from numbast_import.errors import (
-    BindingsExecutionError,
-    HeaderImportError,
     HeaderParseError,
+    ImportConfigError,
     ShimCompileImportError,
     ToolkitMissingError,
 )
 from numbast_import.mapping import HeaderMapping
 
 logger = logging.getLogger(__name__)
-
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def entry_key(
@@ -98,15 +93,23 @@ def _literal(value: object) -> str:
     return repr(value)  # bool, int, float, None
 
 
+def bindings_filename(entry_dir: Path | None, module_name: str) -> str:
+    """The file name a module's code runs under: its entry's ``bindings.py``, or, for an entry
+    built in memory, a name tracebacks find in ``linecache``."""
+    if entry_dir is not None:
+        return str(entry_dir / BINDINGS)
+    return f"<numbast-import: {module_name}, built in memory>"
+
+
 def generate(
-    module: types.ModuleType,
+    module_name: str,
     mapping: HeaderMapping,
     arch: str,
     entry_dir: Path | None,
     regenerate: str,
 ) -> BuildOutput:
-    """Render the bindings of ``mapping`` for ``arch``, run them as ``module``, and compile
-    their shims. ``entry_dir`` is where the entry will be (None: in memory only)."""
+    """Render the bindings of ``mapping`` for ``arch`` as ``module_name`` and compile their
+    shims. ``entry_dir`` is where the entry will be (None: in memory only)."""
     from numbast_import.shim_compiler import ShimCompileError, compile_shims_to_ltoir
 
     started = time.time()
@@ -117,32 +120,24 @@ def generate(
         from numbast_import.uses import external_types
 
         config = replace(config, external_types=external_types(mapping.uses))
-    rendered = _render(config, mapping, module.__name__)
+    rendered = _render(config, mapping, module_name)
     source = rendered.source
-    if entry_dir is not None:
-        filename = str(entry_dir / BINDINGS)
-    else:
-        filename = f"<numbast-import: {module.__name__}, built in memory>"
-        # Tracebacks and inspect.getsource read the source from here.
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    filename = bindings_filename(entry_dir, module_name)
     code = compile(source, filename, "exec")
-    if entry_dir is not None:
-        from numbast_import.cache.instances import EntryInstances
-
-        module.__numbast_instances__ = EntryInstances(entry_dir, arch)
-    execute(module, code, filename)
-    library = module._numbast_shim_library
+    preamble = rendered.preamble
+    if preamble is None:
+        preamble = _evaluated_preamble(config, mapping, module_name, filename)
     try:
         compiled = compile_shims_to_ltoir(
-            library.preamble,
-            library.all_shims,
-            f"{module.__name__}_shims.cu",
+            preamble,
+            rendered.shims,
+            f"{module_name}_shims.cu",
             arch,
             config.clang_include_paths,
         )
     except ShimCompileError as exc:
         raise ShimCompileImportError(
-            f"cannot import {module.__name__}: {exc}\n(mapped in {mapping.source})"
+            f"cannot import {module_name}: {exc}\n(mapped in {mapping.source})"
         ) from None
     from ast_canopy.cache import is_parser_file
     from numbast.static.coverage import summarize
@@ -164,6 +159,25 @@ def generate(
             "regenerate": regenerate,
         },
     )
+
+
+def _evaluated_preamble(config, mapping: HeaderMapping, module_name: str, filename: str) -> str:
+    """The preamble of a module whose shim-include-override is an expression: evaluated as the
+    module will evaluate it (after its additional-imports, with its ``__file__``), but alone."""
+    from numbast.core.shim_text import shim_preamble
+
+    namespace = {"__name__": module_name, "__file__": filename}
+    expression = config.shim_include_override
+    try:
+        for statement in config.additional_imports:
+            exec(statement, namespace)
+        include = eval(expression, namespace)
+    except Exception as exc:  # the user's expression: any failure is theirs to fix
+        raise ImportConfigError(
+            f"cannot import {module_name}: its shim-include-override {expression!r} raised "
+            f"{type(exc).__name__}: {exc}; fix it in {mapping.source}"
+        ) from None
+    return shim_preamble(str(include), config.predefined_macros)
 
 
 def _render(config, mapping: HeaderMapping, module_name: str):
@@ -205,27 +219,3 @@ def _parse_failure(exc, mapping: HeaderMapping, module_name: str) -> str:
         f"or defines it needs in {mapping.source}; to bind what clang could read anyway, set "
         "bypass-parse-error = true there"
     )
-
-
-def execute(module: types.ModuleType, code: types.CodeType, filename: str) -> None:
-    """Run a bindings module's code in ``module``; what it raises becomes the cause of a
-    BindingsExecutionError (its traceback starting in the bindings)."""
-    module.__file__ = filename
-    try:
-        exec(code, module.__dict__)
-    except HeaderImportError:
-        raise  # a header module it imports failed: that error says everything
-    except Exception as exc:
-        raise BindingsExecutionError(
-            f"cannot import {module.__name__}: its generated bindings {filename} raised "
-            f"{type(exc).__name__}: {exc}. If the mapping's additional-imports or module "
-            "callbacks are not the cause, this is a bug in numbast; please report it"
-        ) from without_our_frames(exc)
-
-
-def without_our_frames(exc: BaseException) -> BaseException:
-    """``exc`` with the import system's frames dropped from the front of its traceback."""
-    tb = exc.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        tb = tb.tb_next
-    return exc.with_traceback(tb)

@@ -1,10 +1,11 @@
 """The meta-path finder for ``cuda_headers.<name>`` (mappings from ``register()`` and from the
 user's pyproject.toml) and ``numbast.headers.<name>`` (built-in mappings of toolkit headers).
 
-``find_spec`` only resolves the mapping (a TOML read); parsing, rendering and compiling happen
-in the loader. Both packages are virtual namespaces owned by this finder: a name that cannot be
-imported (not mapped, or mapped badly) still gets a spec, whose loader raises the reason, so
-that the user sees it as the import's error without frames of ours (see ``loader``).
+``find_spec`` only resolves the mapping (a TOML read); everything else (the device query, the
+cache, parsing, rendering, compiling, running) is the loader's ``exec_module``. Both packages
+are virtual namespaces owned by this finder: a name that cannot be imported (not mapped, or
+mapped badly) still gets a spec, whose loader raises the reason, so that the user sees it as the
+import's error without frames of ours (see ``loader``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from numbast_import.arch import start_device_query
 from numbast_import.config import TABLE, ProjectConfig, load_project_config
 from numbast_import.errors import HeaderImportError, HeaderNotMappedError, ImportConfigError
 from numbast_import.mapping import HeaderMapping
@@ -31,7 +31,6 @@ class HeaderModuleFinder(importlib.abc.MetaPathFinder):
         package, _, name = fullname.rpartition(".")
         if package not in PACKAGES:
             return None
-        start_device_query()  # overlaps the rest of the import (see numbast_import.arch)
         from numbast_import.loader import FailedHeaderLoader, HeaderModuleLoader
 
         try:

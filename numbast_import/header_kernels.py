@@ -76,11 +76,12 @@ class HeaderKernel:
         return f"<CUDA kernel {self.__name__} ({self._mangled_name})>"
 
 
-def attach_kernels(module: Any, arch: str, include_dirs: Sequence[str]) -> None:
-    """Give ``module`` (a header module that ran) an attribute per ``__global__`` function."""
-    rows = getattr(getattr(module, "_nb_rows", None), "kernels", ())
+def kernel_launchers(
+    module_name: str, rows: Sequence[Any], preamble: str, arch: str, include_dirs: Sequence[str]
+) -> dict[str, HeaderKernel]:
+    """A launcher per ``__global__`` function (``rows``: the module's kernel rows), all compiled
+    together from ``preamble`` the first time one is used."""
     if not rows:
-        return
-    kernels = HeaderKernels(module._numbast_shim_library.preamble, arch, include_dirs)
-    for row in rows:
-        setattr(module, row[0], HeaderKernel(kernels, row, module.__name__))
+        return {}
+    kernels = HeaderKernels(preamble, arch, include_dirs)
+    return {row[0]: HeaderKernel(kernels, row, module_name) for row in rows}

@@ -1,18 +1,22 @@
-"""The loader of mapped header modules: cache hit -> run the cached code object and link the
-cached LTO-IR; miss -> build the entry (``numbast_import.build``) and store it.
+"""The loader of mapped header modules, in importlib's shape: ``create_module`` leaves the
+module to importlib, and ``exec_module`` does the work: take the module's code and compiled
+shims from its cache entry, or build the entry first (``numbast_import.build``: render, compile,
+store; nothing runs there), then run the code once, in the module, with its entry
+(``numbast_import.entry_context``).
 
-``find_spec`` only resolves the mapping, so ``importlib.util.find_spec('cuda_headers.x')``
-stays cheap; the work happens when the module is loaded.
+``find_spec`` only resolves the mapping and ``create_module`` does nothing, so
+``importlib.util.find_spec('cuda_headers.x')`` stays cheap and ``importlib.util.LazyLoader``
+defers everything (numba included) until an attribute is used; ``importlib.reload`` runs the
+same ``exec_module``.
 
 Failures without the import system's frames. An import that fails raises an ImportError whose
 message says everything (the pyproject, the key, the fix); the chain of 6-20 frames of this
-package under it says nothing to the user. Any frame of ours that an exception passes through
-is in its traceback, so ours must not raise: the work runs in ``create_module``, which on
-failure returns the exception itself as "the module", and sets this loader's ``exec_module``
-to the ``throw`` of a finished generator, a C function that raises it. importlib then raises
-it from its own frames, which it strips from ImportErrors, and the user sees their import
-line and the message. Unexpected exceptions (bugs) are not caught and keep their frames.
-``importlib.reload`` calls only ``exec_module``, which then does the work itself.
+package under it says nothing to the user. importlib drops its own frames (code named
+``<frozen importlib._bootstrap...>``) from the traceback of an ImportError, so ``exec_module``
+is a three-line trampoline compiled under that name: it calls the work, which returns a
+HeaderImportError instead of raising it, and raises it with no traceback of ours. The user sees
+their import line and the message. Unexpected exceptions (bugs) are not caught and keep their
+frames.
 """
 
 from __future__ import annotations
@@ -22,20 +26,12 @@ import logging
 import os
 import sys
 import types
-from collections.abc import Generator
+from functools import partial
 from pathlib import Path
 
-from numbast_import.arch import resolve_arch
-from numbast_import.build import entry_key, execute, generate, regenerate_command
-from numbast_import.cache.instances import EntryInstances
+from numbast_import.arch import resolve_arch, start_device_query
+from numbast_import.build import bindings_filename, entry_key, generate, regenerate_command
 from numbast_import.cache.key import generator_fingerprint
-from numbast_import.cache.manifest import (
-    BINDINGS,
-    BINDINGS_CODE,
-    SHIM_LTOIR,
-    SHIM_SOURCE,
-    code_from_pyc,
-)
 from numbast_import.cache.root import (
     KEYS_DIR,
     PARSER_DIR,
@@ -43,7 +39,8 @@ from numbast_import.cache.root import (
     cache_root,
     ensure_private_dir,
 )
-from numbast_import.cache.store import BuildOutput, CacheStore, Entry
+from numbast_import.cache.store import BuildOutput, CacheStore
+from numbast_import.entry_context import run_entry
 from numbast_import.errors import HeaderImportError, ImportConfigError
 from numbast_import.mapping import HeaderMapping
 from numbast_import.uses import import_used_modules
@@ -52,27 +49,38 @@ logger = logging.getLogger(__name__)
 
 QUIET_ENV = "NUMBAST_IMPORT_QUIET"
 
+# Compiled under the name of importlib's own code, so that importlib drops its frame from the
+# traceback of the ImportError it raises (see the module docstring).
+_TRAMPOLINE = compile(
+    "def exec_module(self, module):\n"
+    "    error = self.load(module)\n"
+    "    if error is not None:\n"
+    "        raise error\n",
+    "<frozen importlib._bootstrap_external>",
+    "exec",
+)
+_namespace: dict = {}
+exec(_TRAMPOLINE, _namespace)
+_exec_module = _namespace["exec_module"]
+
 
 class HeaderModuleLoader(importlib.abc.Loader):
     def __init__(self, mapping: HeaderMapping) -> None:
         self.mapping = mapping
-        self._loaded: types.ModuleType | None = None
 
-    def create_module(self, spec) -> types.ModuleType | HeaderImportError:
-        module = types.ModuleType(spec.name)
-        # importlib sets these after create_module; the bindings may read them as they run.
-        module.__spec__, module.__loader__, module.__package__ = spec, self, spec.parent
+    def create_module(self, spec) -> None:
+        return None  # importlib's default module; the work is exec_module's
+
+    exec_module = _exec_module
+
+    def load(self, module: types.ModuleType) -> HeaderImportError | None:
+        """Fill ``module``; returns the HeaderImportError that stops it (for exec_module to
+        raise), or None."""
         try:
             load_into(module, self.mapping)
         except HeaderImportError as error:
-            return fail_without_our_frames(self, error)
-        self._loaded = module
-        return module
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        if module is self._loaded:
-            return  # create_module did the work
-        load_into(module, self.mapping)  # importlib.reload()
+            return without_traceback(error)
+        return None
 
 
 class FailedHeaderLoader(importlib.abc.Loader):
@@ -81,29 +89,20 @@ class FailedHeaderLoader(importlib.abc.Loader):
     def __init__(self, error: HeaderImportError) -> None:
         self.error = error
 
-    def create_module(self, spec) -> HeaderImportError:
-        return fail_without_our_frames(self, self.error)
+    def create_module(self, spec) -> None:
+        return None
 
-    def exec_module(self, module: types.ModuleType) -> None:
-        raise self.error  # importlib.reload() of a module whose mapping broke
+    exec_module = _exec_module
+
+    def load(self, module: types.ModuleType) -> HeaderImportError:
+        return without_traceback(self.error)
 
 
-def fail_without_our_frames(loader: importlib.abc.Loader, error: HeaderImportError):
-    """Make importlib raise ``error`` with no frame of this package (see the module doc)."""
-    error.with_traceback(None)
+def without_traceback(error: HeaderImportError) -> HeaderImportError:
+    """``error`` with no frame of ours and no exception it was raised while handling."""
     error.__context__ = None
     error.__suppress_context__ = True
-    loader.exec_module = _finished_generator().throw  # type: ignore[method-assign]
-    return error
-
-
-def _finished_generator() -> Generator[None, None, None]:
-    def nothing() -> Generator[None, None, None]:
-        yield
-
-    generator = nothing()
-    generator.close()  # finished: throw() now raises what it is given, adding no frame
-    return generator
+    return error.with_traceback(None)
 
 
 def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
@@ -115,8 +114,9 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
             f"cannot import {name}: its header {mapping.header} does not exist; fix the path in "
             f"{mapping.source} (paths are relative to the pyproject.toml)"
         )
+    start_device_query()  # overlaps the rest of the import (see numbast_import.arch)
     # Every path runs the runtime: importing it before the arch is known overlaps its import
-    # with the device query started by the finder.
+    # with the device query.
     import numbast.runtime.apply  # noqa: F401
 
     arch = resolve_arch(mapping.arch, name, mapping.source)
@@ -127,62 +127,27 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
     # never creates the writable root: read-only layers may serve it).
     components, digest = entry_key(mapping, name, arch, root if root.is_dir() else None)
     store = CacheStore(root, cache_layers(root))
-    module.__cuda_header__ = mapping.header
-    module.__numbast_key__ = digest
     entry = store.lookup(digest, components)
     if entry is not None:
         logger.debug("%s: cache hit %s", name, entry.path)
-        run_entry(module, entry, arch)
-        _attach_kernels(module, mapping, arch)
-        return
-    ran_here: list[bool] = []
-
-    def build(entry_dir: Path | None) -> BuildOutput:
-        _use_parser_dir(root if entry_dir is not None else None)
-        _progress(f"generating {name} from {mapping.header} for {arch}")
-        command = regenerate_command(mapping, name, arch, root)
-        output = generate(module, mapping, arch, entry_dir, command)
-        ran_here.append(True)
-        return output
-
-    entry = store.build(digest, components, build, what=f"{name} ({digest[:12]})")
-    if root.is_dir():  # now that it exists, remember the generator's fingerprint there
-        generator_fingerprint(root / KEYS_DIR)
-    if ran_here:  # the module already ran during the build
-        attach_ltoir(module, entry, arch)
-    else:  # another process built it while this one waited for the lock
-        run_entry(module, entry, arch)
-    _attach_kernels(module, mapping, arch)
-
-
-def run_entry(module: types.ModuleType, entry: Entry, arch: str) -> None:
-    """Run the entry's code object as ``module`` (no compiling) and make kernels link the
-    cached LTO-IR."""
-    assert entry.path is not None
-    filename = str(entry.path / BINDINGS)
-    module.__numbast_instances__ = EntryInstances(entry.path, arch)
-    execute(module, code_from_pyc(entry.read(BINDINGS_CODE), filename), filename)
-    attach_ltoir(module, entry, arch)
-
-
-def attach_ltoir(module: types.ModuleType, entry: Entry, arch: str) -> None:
-    """Kernels link the entry's LTO-IR (with the shims of template instances, when they use
-    any, compiled into one unit with it, kept beside the entry)."""
-    instances = getattr(module, "__numbast_instances__", None)
-    module._numbast_shim_library.use_precompiled(
-        entry.read(SHIM_LTOIR),
-        entry.read(SHIM_SOURCE).decode(),
-        arch,
-        instances.compile_unit if isinstance(instances, EntryInstances) else None,
-    )
-
-
-def _attach_kernels(module: types.ModuleType, mapping: HeaderMapping, arch: str) -> None:
-    """The header's ``__global__`` functions, launched from the host (compiled when used)."""
-    from numbast_import.header_kernels import attach_kernels
-
+    else:
+        build = partial(_build, name, mapping, arch, root)
+        entry = store.build(digest, components, build, what=f"{name} ({digest[:12]})")
+        if root.is_dir():  # now that it exists, remember the generator's fingerprint there
+            generator_fingerprint(root / KEYS_DIR)
+    module.__cuda_header__ = mapping.header
+    module.__numbast_key__ = digest
     include_dirs = mapping.static_mapping(arch).get("Clang Include Paths") or []
-    attach_kernels(module, arch, include_dirs)
+    run_entry(module, entry, bindings_filename(entry.path, name), arch, include_dirs)
+
+
+def _build(
+    name: str, mapping: HeaderMapping, arch: str, root: Path, entry_dir: Path | None
+) -> BuildOutput:
+    _use_parser_dir(root if entry_dir is not None else None)
+    _progress(f"generating {name} from {mapping.header} for {arch}")
+    command = regenerate_command(mapping, name, arch, root)
+    return generate(name, mapping, arch, entry_dir, command)
 
 
 def _use_parser_dir(root: Path | None) -> None:

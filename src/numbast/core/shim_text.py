@@ -107,3 +107,14 @@ def operator_body(symbol: str, params: Sequence[ShimParam], returns_value: bool)
     else:
         raise ValueError(f"operator{symbol} with {len(args)} operands cannot be spelled")
     return f"*nbi_ret = {expression};" if returns_value else f"{expression};"
+
+
+def shim_preamble(include: str, macros: Sequence[str] = ()) -> str:
+    """``#define`` lines for the predefined macros (``NAME`` or ``NAME=value``), then
+    ``#include <include>``: the header as the parser saw it."""
+    lines = []
+    for macro in macros:
+        name, _, value = macro.partition("=")
+        lines.append(f"#define {name} {value or '1'}")
+    lines.append(f"#include <{include}>")
+    return "\n".join(lines)

@@ -16,6 +16,7 @@ from typing import Any
 from numba.cuda import types
 
 from ast_canopy.model import Declarations
+from numbast.core.shim_text import shim_preamble
 from numbast.dynamic.class_templates import bind_cxx_alias_template, bind_cxx_class_template
 from numbast.dynamic.enums import bind_cxx_enum
 from numbast.dynamic.function_templates import bind_cxx_function_template
@@ -25,7 +26,7 @@ from numbast.dynamic.structs import bind_cxx_struct
 from numbast.dynamic.template_context import InstantiationOptions
 from numbast.planning.intents import IntentSpec
 from numbast.runtime.apply import enum_member_type
-from numbast.runtime.shim_library import ShimLibrary, shim_preamble
+from numbast.runtime.shim_library import ShimLibrary
 
 
 @dataclass

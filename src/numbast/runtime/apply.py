@@ -29,6 +29,7 @@ from ..core.rows import (
     StructBodyRow,
     StructRow,
 )
+from ..core.shim_text import shim_preamble
 from .deferred import defer
 from .overloads import (
     DEFAULT_REGISTRIES,
@@ -45,7 +46,7 @@ from .row_types import (
     resolve_class,
     resolve_types,
 )
-from .shim_library import ShimLibrary, shim_preamble
+from .shim_library import ShimLibrary
 from .structs import (
     make_struct_stub,
 )

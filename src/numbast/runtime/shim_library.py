@@ -262,17 +262,6 @@ def compile_ltoir(source: str, arch: str) -> bytes:
     return compile_unit(source, f"shims_{digest}.cu", unit_options(arch, lto=True), "ltoir").code
 
 
-def shim_preamble(include: str, macros: Sequence[str] = ()) -> str:
-    """``#define`` lines for the predefined macros (``NAME`` or ``NAME=value``), then
-    ``#include <include>``: the header as the parser saw it."""
-    lines = []
-    for macro in macros:
-        name, _, value = macro.partition("=")
-        lines.append(f"#define {name} {value or '1'}")
-    lines.append(f"#include <{include}>")
-    return "\n".join(lines)
-
-
 def add_nvrtc_include_dirs(directories: Sequence[str]) -> None:
     """Let NVRTC find the headers the bound header includes from ``directories``: add those that
     exist to numba-cuda's extra NVRTC search path (process-wide, as the

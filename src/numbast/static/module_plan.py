@@ -51,7 +51,7 @@ from numbast.planning.type_rules import TypeTable, UnsupportedTypeError, normali
 from numbast.static.arch_merge import MergedDeclarations, function_key, guard_shim, member_key
 from numbast.static.config import StaticConfig, warn_names_not_declared
 from numbast.static.coverage import BOUND, EXCLUDED, HOST_ONLY, SKIPPED, Decision
-from numbast.static.planned_module import ModulePlan
+from numbast.static.planned_module import ModulePlan, planned_preamble
 
 logger = logging.getLogger(__name__)
 
@@ -380,4 +380,7 @@ def plan_module(merged: MergedDeclarations, config: StaticConfig) -> ModulePlan:
     planner.plan_aliases()
     planner.plan_enumerators()
     warn_names_not_declared(config, decls)
+    planner.out.preamble = planned_preamble(
+        config.entry_point, config.shim_include_override, config.predefined_macros
+    )
     return planner.out

@@ -135,9 +135,10 @@ def _type_row(ref: Any) -> str:
     return f"{literal(ref.description)},  # {label}" if label else literal(ref.description)
 
 
-def rows_block(plan: ModulePlan) -> str:
-    """``_nb_rows = ModuleRows(...)``: every row of the module as literals."""
-    writer = RowWriter()
+def rows_block(plan: ModulePlan, writer: RowWriter | None = None) -> str:
+    """``_nb_rows = ModuleRows(...)``: every row of the module as literals, indexed by
+    ``writer`` (which then holds the module's types and shims)."""
+    writer = RowWriter() if writer is None else writer
     enums = [literal(tuple(row)) for row in plan.enums]
     structs = [literal(tuple(row)) for row, _body in plan.structs]
     bodies = [literal(tuple(writer.struct_body(body))) for _row, body in plan.structs]
@@ -216,9 +217,10 @@ def _registries_block(config: StaticConfig) -> str:
     )
 
 
-def _shim_library_block(config: StaticConfig) -> str:
+def _shim_library_block(config: StaticConfig, embed_runtime: bool) -> str:
     """The shim library, its link object as ``shim_obj`` (NVIDIA Numbast's name, kept current
-    by the library) and the Module Callbacks set on it."""
+    by the library), the Module Callbacks set on it, and, in the import system's modules, the
+    shims compiled in the module's cache entry."""
     include = config.shim_include_override or literal(config.entry_point)
     callbacks = "".join(
         f"shim_obj.{attribute} = {expression}\n"
@@ -228,6 +230,14 @@ def _shim_library_block(config: StaticConfig) -> str:
         )
         if expression
     )
+    entry = ""
+    if not embed_runtime:
+        entry = (
+            "# The import system runs this module with its cache entry (numbast_import.loader):\n"
+            "# the shims compiled, the template instances kept, the header's kernels.\n"
+            '_nb_entry = globals()["__numbast_entry__"]\n'
+            "_nb_entry.use_compiled_shims(_numbast_shim_library)\n"
+        )
     return (
         "_numbast_shim_library = _nb_runtime.ShimLibrary(\n"
         f"    _nb_runtime.shim_preamble({include}, {literal(config.predefined_macros)}),\n"
@@ -236,7 +246,7 @@ def _shim_library_block(config: StaticConfig) -> str:
         f"    include_dirs={literal(config.clang_include_paths)},\n"
         ")\n"
         "# The link object kernels get the shims from (they need no link=; NVIDIA's name).\n"
-        '_numbast_shim_library.publish(globals(), "shim_obj")\n' + callbacks
+        '_numbast_shim_library.publish(globals(), "shim_obj")\n' + callbacks + entry
     )
 
 
@@ -251,18 +261,38 @@ def type_exports(plan: ModulePlan) -> list[tuple[str, str]]:
     return [(f"_type_{name}", name) for name in plan.struct_names() if name.isidentifier()]
 
 
+@dataclass(frozen=True)
+class WrittenModule:
+    """A module's source, and the shims its rows list (name, C++ text), which the import
+    system compiles without running the module."""
+
+    source: str
+    shims: tuple[tuple[str, str], ...]
+
+
 def write_module(
     plan: ModulePlan,
     config: StaticConfig,
     provenance: Provenance,
     embed_runtime: bool = True,
-) -> str:
+) -> WrittenModule:
     """The complete source of the bindings module. ``embed_runtime``: carry a copy of the
-    runtime (a standalone module); otherwise import the installed one."""
+    runtime (a standalone module); otherwise import the installed one and run with the import
+    system's cache entry (``__numbast_entry__``)."""
     major, minor = provenance.cuda_version
     header = os.path.basename(config.entry_point)
     regenerate = literal(regenerate_command(config))
     public_names = plan.public_names() + [name for name, _struct in type_exports(plan)]
+    writer = RowWriter()
+    instances = "" if embed_runtime else "        instances=_nb_entry.instances,\n"
+    kernels = (
+        ""
+        if embed_runtime or not plan.kernels
+        else "# The header's __global__ functions, launched from the host.\n"
+        "globals().update(\n"
+        "    _nb_entry.kernels(__name__, _nb_rows.kernels, _numbast_shim_library.preamble)\n"
+        ")\n"
+    )
     parts = [
         provenance_comment(config, provenance),
         f'"""Numba-CUDA bindings for {header}: {len(plan.structs)} structs, '
@@ -273,10 +303,10 @@ def write_module(
         "".join(f"{statement}\n" for statement in config.additional_imports),
         runtime_block(embed_runtime),
         "\n",
-        rows_block(plan),
+        rows_block(plan, writer),
         "\n",
         f"_nb_runtime.warn_if_older_cuda({literal((major, minor))}, __name__, {regenerate})\n",
-        _shim_library_block(config),
+        _shim_library_block(config, embed_runtime),
         _registries_block(config),
         "globals().update(\n"
         "    _nb_runtime.apply_module(\n"
@@ -285,12 +315,9 @@ def write_module(
         "        _numbast_shim_library,\n"
         "        _nb_registries,\n"
         f"        {regenerate},\n"
-        f"        arch={literal(template_arch(config))},\n"
-        "        # The import system keeps what the compiler said about template instances in\n"
-        "        # the module's cache entry; elsewhere they are kept in memory.\n"
-        '        instances=globals().get("__numbast_instances__"),\n'
-        "    )\n"
+        f"        arch={literal(template_arch(config))},\n" + instances + "    )\n"
         ")\n",
+        kernels,
         _type_exports(plan),
         f"__all__ = {literal(tuple(sorted(public_names)))}\n",
         "# The C++ types bound here, for modules that use them: (C++ name, Python name, an\n"
@@ -298,7 +325,7 @@ def write_module(
         f"__numbast_types__ = {literal(tuple(plan.exported_types()))}\n",
         _skipped_comment(plan.skipped),
     ]
-    return "".join(parts)
+    return WrittenModule("".join(parts), tuple(writer.shims))
 
 
 def template_arch(config: StaticConfig) -> str | None:

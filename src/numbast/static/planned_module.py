@@ -1,8 +1,11 @@
 """The planned rows of a bindings module (``numbast.static.module_plan`` fills it; the module
-writer writes it), with what other modules and coverage reports read from it."""
+writer writes it), with what other modules and coverage reports read from it, and the preamble
+of its shims."""
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from numbast.core.rows import (
@@ -15,6 +18,7 @@ from numbast.core.rows import (
     StructBodyRow,
     StructRow,
 )
+from numbast.core.shim_text import shim_preamble
 from numbast.static.coverage import Decision
 
 
@@ -35,6 +39,9 @@ class ModulePlan:
     enum_storage: list[tuple] = field(default_factory=list)  # per enum: its integer, described
     decisions: list[Decision] = field(default_factory=list)  # per declaration: for coverage
     nested: set[int] = field(default_factory=set)  # struct indices of records nested in others
+    # The text every shim translation unit starts with (defines, #include of the header); None
+    # when a Shim Include Override expression is evaluated as the module is imported.
+    preamble: str | None = None
 
     def _hidden_structs(self) -> set[int]:
         """Struct indices bound but not exported: template specializations (reached through
@@ -75,3 +82,20 @@ class ModulePlan:
         names += [k.python_name for k in self.kernels]
         names += self.enumerators
         return list(dict.fromkeys(names))
+
+
+def planned_preamble(
+    entry_point: str, include_override: str | None, macros: Sequence[str]
+) -> str | None:
+    """The shims' preamble when the config fixes it: the entry point, or a Shim Include Override
+    that is a string literal; None for an override expression (``__file__``-relative...),
+    which only the imported module can evaluate."""
+    include = entry_point
+    if include_override is not None:
+        try:
+            include = ast.literal_eval(include_override)
+        except (ValueError, SyntaxError):
+            return None
+        if not isinstance(include, str):
+            return None
+    return shim_preamble(include, macros)

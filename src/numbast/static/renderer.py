@@ -24,11 +24,16 @@ logger = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class RenderedModule:
     """A rendered bindings module and the files clang read to make it (realpaths, sorted):
-    what a cache of generated modules must hash to know when to regenerate."""
+    what a cache of generated modules must hash to know when to regenerate. ``shims`` (name,
+    C++ text) and ``preamble`` are what the module's shim library holds, as plain data, so the
+    shims compile without running the module (``preamble`` is None when a Shim Include
+    Override expression is only evaluated as the module is imported)."""
 
     source: str
     included_files: tuple[str, ...]
     decisions: tuple = ()  # what became of each declaration (numbast.static.coverage.Decision)
+    shims: tuple[tuple[str, str], ...] = ()
+    preamble: str | None = None
 
 
 def render_bindings_module(config: StaticConfig) -> str:
@@ -74,9 +79,15 @@ def render_bindings(config: StaticConfig, *, embed_runtime: bool = True) -> Rend
         cuda_include_dir=cudart_include_dir(),
         parser_version=ast_canopy.__version__,
     )
-    source = write_module(bindings, config, provenance, embed_runtime)
+    written = write_module(bindings, config, provenance, embed_runtime)
     included = {path for _arch, decls in per_arch for path in decls.included_files}
-    return RenderedModule(source, tuple(sorted(included)), tuple(bindings.decisions))
+    return RenderedModule(
+        written.source,
+        tuple(sorted(included)),
+        tuple(bindings.decisions),
+        written.shims,
+        bindings.preamble,
+    )
 
 
 def report_skipped(bindings: ModulePlan, config: StaticConfig) -> None:

@@ -1,0 +1,96 @@
+"""Running a header module's code with its cache entry.
+
+The loader seeds the module with ``__numbast_entry__`` (an :class:`EntryContext`) and runs the
+code once; as it runs, the module asks its entry for what the import system keeps: the shims
+compiled to LTO-IR (linked instead of compiling them in every process), the store of template
+instances beside the entry, and launchers for the header's ``__global__`` functions. Nothing
+patches the module afterwards.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import types
+from collections.abc import Sequence
+from typing import Any
+
+from numbast_import.cache.instances import EntryInstances
+from numbast_import.cache.manifest import (
+    BINDINGS,
+    BINDINGS_CODE,
+    SHIM_LTOIR,
+    SHIM_SOURCE,
+    code_from_pyc,
+)
+from numbast_import.cache.store import Entry
+from numbast_import.errors import BindingsExecutionError, HeaderImportError
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+class EntryContext:
+    """What a header module's code finds as ``__numbast_entry__`` (see the module docstring)."""
+
+    def __init__(self, entry: Entry, arch: str, include_dirs: Sequence[str]) -> None:
+        self.arch = arch
+        self.include_dirs = list(include_dirs)
+        # None: in memory (an entry built in memory has no directory to keep them in).
+        self.instances = EntryInstances(entry.path, arch) if entry.path is not None else None
+        self._ltoir = entry.read(SHIM_LTOIR)
+        self._source = entry.read(SHIM_SOURCE).decode()
+
+    def use_compiled_shims(self, library: Any) -> None:
+        """Kernels link the entry's LTO-IR (with the shims of template instances, when they use
+        any, compiled into one unit with it, kept beside the entry)."""
+        library.use_precompiled(
+            self._ltoir,
+            self._source,
+            self.arch,
+            self.instances.compile_unit if self.instances is not None else None,
+        )
+
+    def kernels(self, module_name: str, rows: Sequence[Any], preamble: str) -> dict[str, Any]:
+        """The header's ``__global__`` functions, launched from the host (compiled when used)."""
+        from numbast_import.header_kernels import kernel_launchers
+
+        return kernel_launchers(module_name, rows, preamble, self.arch, self.include_dirs)
+
+
+def run_entry(
+    module: types.ModuleType,
+    entry: Entry,
+    filename: str,
+    arch: str,
+    include_dirs: Sequence[str],
+) -> None:
+    """Run the entry's code object (no compiling) as ``module``, with its EntryContext."""
+    if entry.path is None:  # tracebacks and inspect.getsource read the source from here
+        source = entry.read(BINDINGS).decode()
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    module.__numbast_entry__ = EntryContext(entry, arch, include_dirs)
+    execute(module, code_from_pyc(entry.read(BINDINGS_CODE), filename), filename)
+
+
+def execute(module: types.ModuleType, code: types.CodeType, filename: str) -> None:
+    """Run a bindings module's code in ``module``; what it raises becomes the cause of a
+    BindingsExecutionError (its traceback starting in the bindings)."""
+    module.__file__ = filename
+    try:
+        exec(code, module.__dict__)
+    except HeaderImportError:
+        raise  # a header module it imports failed: that error says everything
+    except Exception as exc:
+        raise BindingsExecutionError(
+            f"cannot import {module.__name__}: its generated bindings {filename} raised "
+            f"{type(exc).__name__}: {exc}. If the mapping's additional-imports or module "
+            "callbacks are not the cause, this is a bug in numbast; please report it"
+        ) from without_our_frames(exc)
+
+
+def without_our_frames(exc: BaseException) -> BaseException:
+    """``exc`` with the import system's frames dropped from the front of its traceback."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        tb = tb.tb_next
+    return exc.with_traceback(tb)
