@@ -168,9 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     from numbast_import.cli_commands import COMMANDS
 
+    config = getattr(args, "config", None)
+    before = os.environ.get(CONFIG_ENV)
     try:
-        config = getattr(args, "config", None)
-        if config:
+        if config:  # read as NUMBAST_IMPORT_CONFIG is (a file or a directory holding one)
             os.environ[CONFIG_ENV] = config
         project = load_project_config()
         into = getattr(args, "into", None)
@@ -180,6 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     except (HeaderImportError, Failure) as exc:
         print(f"numbast-cache: {exc}", file=sys.stderr)
         return USAGE if isinstance(exc, UsageError) else PROBLEM
+    finally:  # main() called in-process (tests, scripts) leaves the environment as it was
+        if config and before is None:
+            os.environ.pop(CONFIG_ENV, None)
+        elif config:
+            os.environ[CONFIG_ENV] = before
 
 
 if __name__ == "__main__":

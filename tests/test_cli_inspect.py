@@ -6,6 +6,7 @@ every command's help shows an example."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -94,6 +95,7 @@ def test_json_and_config_are_accepted_before_and_after_the_command(no_gpu_no_pin
         assert main(argv) == 0, argv
         json.loads(capsys.readouterr().out)  # one JSON document
     assert main(["--json", "dir"]) == 0 and "root" in json.loads(capsys.readouterr().out)
+    assert "NUMBAST_IMPORT_CONFIG" not in os.environ  # main() in-process leaves it as it was
 
 
 def test_a_misspelled_module_gets_a_suggestion(no_gpu_no_pin, capsys):
