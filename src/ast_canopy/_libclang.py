@@ -52,6 +52,7 @@ def lib() -> object:
         ("clang_EvalResult_dispose", [c_void_p], None),
         ("clang_getClangVersion", [], ci._CXString),
         ("clang_Cursor_isInlineNamespace", [ci.Cursor], c_uint),
+        ("clang_Cursor_isMacroFunctionLike", [ci.Cursor], c_uint),
         (
             "clang_getSpellingLocation",
             [
@@ -65,7 +66,25 @@ def lib() -> object:
     ]
     for item in extra:
         ci.register_function(handle, item, False)
+    _install_fast_null_check()
     return handle
+
+
+def _install_fast_null_check() -> None:
+    """cindex guards every cursor method with ``is_null()``, which compares with the null
+    cursor through a ctypes call into ``clang_equalCursors``: about a third of the walk's time.
+    The null cursor is ``{CXCursor_InvalidFile, 0, {NULL, NULL, NULL}}``, and
+    ``clang_equalCursors`` compares exactly kind and data, so the same answer is read from the
+    struct's own fields in Python."""
+    null = ci.conf.null_cursor
+    null_kind = null._kind_id
+    if any(null.data):  # not the null cursor clang has always had: keep cindex's check
+        return
+
+    def is_null(cursor: ci.Cursor) -> bool:
+        return cursor._kind_id == null_kind and not any(cursor.data)
+
+    ci.Cursor.is_null = is_null  # type: ignore[method-assign]
 
 
 @functools.cache
@@ -93,10 +112,42 @@ def spelling_location(location: ci.SourceLocation) -> tuple[str, int] | None:
     return ci.File(file).name, offset.value
 
 
+# CXCursor_PreprocessingDirective, MacroExpansion and InclusionDirective (not MacroDefinition):
+# with the detailed preprocessing record, tens of thousands of top-level cursors no walk uses.
+DIRECTIVES_AND_EXPANSIONS = frozenset(
+    {
+        ci.CursorKind.PREPROCESSING_DIRECTIVE.value,
+        ci.CursorKind.MACRO_INSTANTIATION.value,
+        ci.CursorKind.INCLUSION_DIRECTIVE.value,
+    }
+)
+
+
+def children(parent: ci.Cursor, skip_kinds: frozenset[int] = frozenset()) -> list[ci.Cursor]:
+    """``parent.get_children()`` without the cursors whose kind id is in ``skip_kinds``, which
+    are dropped in the visitor before any Python object is kept for them."""
+    found: list[ci.Cursor] = []
+    tu = parent._tu
+
+    def visit(child: ci.Cursor, _parent: ci.Cursor, _data: object) -> int:
+        if child._kind_id not in skip_kinds:
+            child._tu = tu
+            found.append(child)
+        return 1  # CXChildVisit_Continue
+
+    lib().clang_visitChildren(parent, ci.cursor_visit_callback(visit), None)
+    return found
+
+
 def is_inline_namespace(cursor: ci.Cursor) -> bool:
     """True for ``inline namespace v2 {...}``: a scope that C++ (and clang's type spellings)
     leave out of qualified names."""
     return bool(lib().clang_Cursor_isInlineNamespace(cursor))
+
+
+def is_function_like_macro(cursor: ci.Cursor) -> bool:
+    """True for ``#define F(x) ...``; False for an object-like macro (``#define PI 3.14f``)."""
+    return bool(lib().clang_Cursor_isMacroFunctionLike(cursor))
 
 
 def unqualified(t: ci.Type) -> ci.Type:

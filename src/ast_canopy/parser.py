@@ -19,7 +19,7 @@ from pathlib import Path
 
 from clang import cindex as ci
 
-from ast_canopy import _libclang, flags, prelude, toolchain
+from ast_canopy import _libclang, flags, macros, prelude, toolchain
 from ast_canopy.context import Context
 from ast_canopy.errors import ParseError
 from ast_canopy.extract import extract
@@ -64,7 +64,11 @@ def _unsupported_arch(errors: list[ci.Diagnostic], arch: str) -> ValueError | No
 
 
 def _parse(
-    source: str, args: list[str], retained: frozenset[str], use_prelude: bool = True
+    source: str,
+    args: list[str],
+    retained: frozenset[str],
+    use_prelude: bool = True,
+    options: int = _PARSE_OPTIONS,
 ) -> tuple[ci.TranslationUnit, list[str]]:
     """Parse, with the precompiled prelude when possible; returns the TU and the files the
     prelude read (which the TU itself does not list)."""
@@ -77,9 +81,7 @@ def _parse(
         pre = None
     if pre is not None:
         try:
-            tu = index.parse(
-                source, args=[*args, "-include-pch", pre.pch_path], options=_PARSE_OPTIONS
-            )
+            tu = index.parse(source, args=[*args, "-include-pch", pre.pch_path], options=options)
         except ci.TranslationUnitLoadError:
             tu = None  # clang refused the PCH outright (a header in it changed)
         if tu is not None and not _errors(tu):
@@ -91,7 +93,7 @@ def _parse(
         # Otherwise the header itself has errors: parse again without the prelude so that the
         # diagnostics are exactly those of a plain parse.
     try:
-        tu = index.parse(source, args=args, options=_PARSE_OPTIONS)
+        tu = index.parse(source, args=args, options=options)
     except ci.TranslationUnitLoadError as exc:
         raise ParseError(
             source, [f"libclang could not parse {source} at all ({exc}); args: {args}"]
@@ -192,7 +194,11 @@ def parse_declarations_from_source(
     log("parsing %s: clang %s", source, " ".join(args))
 
     started = time.perf_counter()
-    tu, prelude_files = _parse(source, args, retained, use_prelude=not cuda_header_mode)
+    options = _PARSE_OPTIONS
+    if macros.defines_literals(retained):
+        # Macro definitions are kept only in the detailed preprocessing record.
+        options |= ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+    tu, prelude_files = _parse(source, args, retained, not cuda_header_mode, options)
     parsed = time.perf_counter()
     for diagnostic in tu.diagnostics:
         log("%s", format_diagnostic(diagnostic))

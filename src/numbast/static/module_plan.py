@@ -13,12 +13,13 @@ import logging
 import os
 import re
 
-from ast_canopy.model import Enum_, Function, Method, Struct
+from ast_canopy.model import Enum_, Function, MacroConstant, Method, Struct
 from numbast.core.rows import (
     KernelRow,
     StructRow,
 )
 from numbast.planning.calls import CallPlan
+from numbast.planning.constants import plan_macro_constant
 from numbast.planning.declarations import (
     plan_enum,
     plan_function,
@@ -353,6 +354,20 @@ class _Planner:
                 KernelRow(python_name, func.qual_name, func.mangled_name, declaration_text(func))
             )
 
+    # -- macro constants ------------------------------------------------------------------
+    def plan_macro_constants(self, constants: list[MacroConstant]) -> None:
+        """Object-like macros that expand to a literal, as typed module constants."""
+        for macro in constants:
+            where = location_of(macro)
+            try:
+                row = plan_macro_constant(macro)
+            except BindingError as exc:
+                self.skip("macro constant", macro.name, str(exc), where)
+                continue
+            if self.claim(row.python_name, "macro constant", macro.name, where):
+                self.decide("macro constant", macro.name, where, BOUND)
+                self.out.constants.append(row)
+
     # -- typedefs -------------------------------------------------------------------------
     def plan_aliases(self) -> None:
         bound = {row.qual_name: row.python_name for row, _body in self.out.structs}
@@ -378,6 +393,7 @@ def plan_module(merged: MergedDeclarations, config: StaticConfig) -> ModulePlan:
     planner.plan_functions(decls.functions)
     planner.plan_function_templates(decls.function_templates)
     planner.plan_aliases()
+    planner.plan_macro_constants(decls.macro_constants)
     planner.plan_enumerators()
     warn_names_not_declared(config, decls)
     planner.out.preamble = planned_preamble(

@@ -250,6 +250,21 @@ def _shim_library_block(config: StaticConfig, embed_runtime: bool) -> str:
     )
 
 
+def _constants_block(plan: ModulePlan) -> str:
+    """The header's object-like macros that expand to a literal, as NumPy scalars of their C++
+    type (a kernel reads them as typed constants)."""
+    if not plan.constants:
+        return ""
+    lines = "".join(
+        f"{row.python_name} = {row.python_expression('_nb_np')}  # {row.cxx_type}: "
+        f"{row.expansion}\n"
+        for row in plan.constants
+    )
+    return "# Macros of the header that expand to a literal, with their C++ type.\n" + (
+        "import numpy as _nb_np\n\n" + lines
+    )
+
+
 def _type_exports(plan: ModulePlan) -> str:
     """``_type_<Struct>``: the Numba type of each exported struct, as NVIDIA's modules have."""
     return "".join(f"{name} = {struct}._numba_type_\n" for name, struct in type_exports(plan))
@@ -319,6 +334,7 @@ def write_module(
         ")\n",
         kernels,
         _type_exports(plan),
+        _constants_block(plan),
         f"__all__ = {literal(tuple(sorted(public_names)))}\n",
         "# The C++ types bound here, for modules that use them: (C++ name, Python name, an\n"
         "# enum's integer type or None).\n",

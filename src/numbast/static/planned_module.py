@@ -19,6 +19,7 @@ from numbast.core.rows import (
     StructRow,
 )
 from numbast.core.shim_text import shim_preamble
+from numbast.planning.constants import ConstantRow
 from numbast.static.coverage import Decision
 
 
@@ -42,6 +43,7 @@ class ModulePlan:
     # The text every shim translation unit starts with (defines, #include of the header); None
     # when a Shim Include Override expression is evaluated as the module is imported.
     preamble: str | None = None
+    constants: list[ConstantRow] = field(default_factory=list)  # macros expanding to a literal
 
     def _hidden_structs(self) -> set[int]:
         """Struct indices bound but not exported: template specializations (reached through
@@ -81,6 +83,7 @@ class ModulePlan:
         names += [t.python_name for t in self.alias_templates]
         names += [k.python_name for k in self.kernels]
         names += self.enumerators
+        names += [c.python_name for c in self.constants]
         return list(dict.fromkeys(names))
 
 
