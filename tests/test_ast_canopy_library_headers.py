@@ -1,7 +1,7 @@
 """ast_canopy on what real device libraries declare beside their device API: host-only helpers
 naming the host C++ standard library (CUB's ``operator<<(std::ostream &, ...)``), constants
-written as object-like macros (math_constants.h's ``CUDART_PI_F``). Each test header shows one
-pattern."""
+written as object-like macros (math_constants.h's ``CUDART_PI_F``), and the toolkit's intrinsics
+headers that clang's CUDA wrapper hides (``__ldg``). Each test header shows one pattern."""
 
 from __future__ import annotations
 
@@ -148,3 +148,23 @@ def test_headers_without_literal_macros_keep_no_preprocessing_record():
     assert macros.defines_literals([str(DATA / "parser" / "macro_constants.cuh")])
     assert not macros.defines_literals([str(DATA / "parser" / "template_defaults.cuh")])
     assert parse("parser/template_defaults.cuh").macro_constants == []
+
+
+# -- intrinsics headers clang's CUDA wrapper hides -----------------------------------------
+
+
+def test_intrinsics_headers_hidden_by_clangs_wrapper_are_read():
+    from ast_canopy import parse_declarations_from_source
+    from ast_canopy.toolkit import cudart_include_dir
+
+    header = str(Path(cudart_include_dir()) / "sm_32_intrinsics.h")
+    decls = parse_declarations_from_source(header, [header], "sm_90")
+    ldg = [f for f in decls.functions if f.name == "__ldg"]
+    assert len(ldg) >= 20  # one overload per scalar and vector type
+    by_param = {f.params[0].type_.name: f for f in ldg}
+    as_float = by_param["const float *"]
+    assert as_float.return_type.name == "float"
+    assert as_float.exec_space is ExecutionSpace.DEVICE
+    assert as_float.file == header  # the toolkit's own declaration, not clang's stand-in
+    assert {"__ldcg", "__stcs", "__funnelshift_l"} <= {f.name for f in decls.functions}
+    assert header in decls.included_files

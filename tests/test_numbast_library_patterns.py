@@ -1,8 +1,9 @@
 """Patterns real CUDA C++ libraries write, through bindings: template defaults written inside a
 namespace (CUB's ``detail::warp_threads``), host-only helpers naming the host C++ standard
 library beside the device API (CUB's ``operator<<(std::ostream &, ...)``), constants written as
-object-like macros (math_constants.h's ``CUDART_PI_F``). Each kernel links to an sm_90 cubin
-here; the GPU tests check its numbers."""
+object-like macros (math_constants.h's ``CUDART_PI_F``), the toolkit's sm_32 intrinsics (``__ldg``),
+which clang's CUDA wrapper hides. Each kernel links to an sm_90 cubin here; the GPU tests check
+its numbers."""
 
 from __future__ import annotations
 
@@ -175,3 +176,43 @@ def test_macro_constants_numbers(macros_module):
     np.testing.assert_array_equal(f32.copy_to_host(), np.array([0, 3.141592654], np.float32))
     np.testing.assert_array_equal(f64.copy_to_host(), [6.2831853071795865 * -3])
     np.testing.assert_array_equal(u32.copy_to_host(), [0x80000005, 5, 7])
+
+
+# -- intrinsics headers clang's CUDA wrapper hides -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def intrinsics_lib():
+    from ast_canopy.toolkit import cudart_include_dir
+
+    retained = str(Path(cudart_include_dir()) / "sm_32_intrinsics.h")
+    return bound_test_header("uses_intrinsics.cuh", retain=[retained])
+
+
+def intrinsics_kernel(lib):
+    from numbast import element_pointer
+
+    ldg, ldcg, twice_loaded = lib.__ldg, lib.__ldcg, lib.twice_loaded
+
+    def kernel(f32, i32):
+        f32[0] = ldg(element_pointer(f32, 1))  # __ldg(const float *)
+        f32[2] = twice_loaded(element_pointer(f32, 1))  # the header's own use of __ldg
+        i32[0] = ldg(element_pointer(i32, 1)) + ldcg(element_pointer(i32, 2))
+
+    return kernel
+
+
+def test_hidden_intrinsics_are_bound_and_link_to_sm90_cubin(intrinsics_lib):
+    lib = intrinsics_lib
+    assert {"__ldg", "__ldcg", "__funnelshift_l", "twice_loaded"} <= set(lib.functions)
+    cubin = link_kernel_to_cubin(intrinsics_kernel(lib), (types.float32[:], types.int32[:]))
+    assert cubin[:4] == b"\x7fELF"
+
+
+@pytest.mark.gpu
+def test_hidden_intrinsics_numbers(intrinsics_lib):
+    f32 = cuda.to_device(np.array([0, 1.25, 0], dtype=np.float32))
+    i32 = cuda.to_device(np.array([0, 5, 7], dtype=np.int32))
+    cuda.jit(intrinsics_kernel(intrinsics_lib))[1, 1](f32, i32)
+    np.testing.assert_array_equal(f32.copy_to_host(), np.array([1.25, 1.25, 2.5], np.float32))
+    np.testing.assert_array_equal(i32.copy_to_host(), [12, 5, 7])

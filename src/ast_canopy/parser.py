@@ -19,7 +19,7 @@ from pathlib import Path
 
 from clang import cindex as ci
 
-from ast_canopy import _libclang, flags, macros, prelude, toolchain
+from ast_canopy import _libclang, flags, hidden_headers, macros, prelude, toolchain
 from ast_canopy.context import Context
 from ast_canopy.errors import ParseError
 from ast_canopy.extract import extract
@@ -217,6 +217,25 @@ def parse_declarations_from_source(
 
     decls = extract(Context(tu, retained, entry_point))
     decls.included_files = _included_files(source, tu, prelude_files)
+    hidden = hidden_headers.hidden_headers(retained, tk.cudart_include)
+    if hidden and not cuda_header_mode:
+
+        def without_wrapper(header: str, kept: list[str]) -> Declarations:
+            return parse_declarations_from_source(
+                header,
+                kept,
+                arch,
+                toolkit_dirs or None,
+                cxx_standard,
+                additional_includes,
+                [*(defines or ()), "__CUDACC__"],  # what clang's wrapper would define
+                verbose,
+                bypass_parse_error,
+                cuda_header_mode=True,
+                cccl_root=cccl_root,
+            )
+
+        hidden_headers.add_hidden_declarations(decls, hidden, without_wrapper)
     log(
         "parsed %s in %.3f s, extracted in %.3f s",
         source,
