@@ -47,8 +47,9 @@ def compile_shims_to_ltoir(
     arch: str,
     include_dirs: Sequence[str] = (),
 ) -> CompiledShims:
-    """LTO-IR of the preamble and ``shims`` for ``arch``; ``include_dirs`` come after the
-    toolkit's. Raises ShimCompileError when the preamble itself (the header) does not compile."""
+    """LTO-IR of the preamble and ``shims`` for ``arch``; ``include_dirs`` come first on the
+    include path (``numbast.core.nvrtc.include_dirs``). Raises ShimCompileError when the
+    preamble itself (the header) does not compile."""
     kept = list(shims)
     left_out: list[str] = []
     errors: dict[str, str] = {}
@@ -84,24 +85,13 @@ def compile_shims_to_ltoir(
 
 def _compile(source: str, name: str, arch: str, include_dirs: Sequence[str]) -> bytes | str:
     """The LTO-IR, or NVRTC's error log."""
-    from cuda.core import Program, ProgramOptions
-    from cuda.core._utils.cuda_utils import NVRTCError
+    from numbast.core.nvrtc import NvrtcError, compile_unit, unit_options
 
-    from ast_canopy.toolkit import cuda_include_dirs
-
-    options = ProgramOptions(
-        name=name,
-        arch=arch,
-        link_time_optimization=True,
-        relocatable_device_code=True,
-        std="c++17",
-        include_path=[*cuda_include_dirs(), *include_dirs],
-    )
-    logger.info("compiling %s for %s with NVRTC", name, arch)
+    options = unit_options(arch, lto=True, user_dirs=include_dirs)
     try:
-        return bytes(Program(source, "c++", options=options).compile("ltoir").code)
-    except NVRTCError as exc:
-        return str(exc)
+        return compile_unit(source, name, options, "ltoir").code
+    except NvrtcError as exc:
+        return exc.log
 
 
 def _shims_with_errors(

@@ -182,7 +182,7 @@ def test_compiling_leaves_the_interpreters_shared_bytes_alone():
     """NVRTC writes its log and output into the buffers it is given; ``b" " * 1`` is Python's
     shared one-byte object, and writing a NUL into it once turned every printed space into a
     NUL for the rest of the process."""
-    from numbast.runtime.nvrtc import compile_unit
+    from numbast.core.nvrtc import compile_unit
 
     compile_unit('extern "C" __global__ void k() {}', "k.cu", ["-arch=compute_90"], "ptx")
     assert b" "[0] == 32  # read its content: comparing with b" " compares the object to itself

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from numbast_import.cache.root import CacheSafetyError, check_safe, ensure_private_dir
@@ -53,16 +54,16 @@ class EntryInstances:
         self._write(f"{key}.json", json.dumps(record, sort_keys=True).encode())
 
     # -- shim units -----------------------------------------------------------------------
-    def compile_unit(self, source: str) -> bytes:
+    def compile_unit(self, source: str, options: Sequence[str]) -> bytes:
         """The LTO-IR of a shim unit: from the entry when an earlier process compiled it,
-        else compiled now (NVRTC) and kept."""
+        else compiled now (NVRTC, with ``options``; the entry's key covers them) and kept."""
         name = f"unit-{hashlib.sha256(source.encode()).hexdigest()}.ltoir"
         found = self._read(name)
         if found is not None:
             return found
         from numbast.runtime.shim_library import compile_ltoir
 
-        ltoir = compile_ltoir(source, self.arch)
+        ltoir = compile_ltoir(source, options)
         self._write(name, ltoir)
         return ltoir
 

@@ -47,17 +47,23 @@ def _generator_sources() -> list[tuple[str, Path]]:
         spec = importlib.util.find_spec(package_name)
         assert spec is not None and spec.submodule_search_locations
         package = Path(next(iter(spec.submodule_search_locations)))
-        for path in sorted(package.rglob("*.py")):
+        paths = sorted(package.rglob("*.py"))
+        if package_name == "numbast":
+            # The stand-in system headers NVRTC compiles the shims with (numbast.core.nvrtc).
+            stand_ins = package / "core" / "nvrtc_headers"
+            paths += sorted(p for p in stand_ins.rglob("*") if p.is_file())
+        for path in paths:
             found.append((path.relative_to(package.parent).as_posix(), path))
     return found
 
 
 def generator_fingerprint(memo_dir: Path | None = None) -> str:
-    """sha256 of the generator's own sources (the parser, the planning code, the runtime and
-    the static generator), so that a development checkout changing any of them without a
-    version bump misses. It is a digest of contents (the same on every machine, so read-only
-    layers built elsewhere hit); reading ~100 files costs ~10 ms, so it is remembered in
-    ``memo_dir`` (the cache root's) under a digest of the files' sizes and times."""
+    """sha256 of the generator's own sources (the parser, the planning code, the runtime, the
+    static generator and NVRTC's stand-in system headers), so that a development checkout
+    changing any of them without a version bump misses. It is a digest of contents (the same
+    on every machine, so read-only layers built elsewhere hit); reading ~150 files costs
+    ~10 ms, so it is remembered in ``memo_dir`` (the cache root's) under a digest of the
+    files' sizes and times."""
     sources = _generator_sources()
     memo = None
     if memo_dir is not None:

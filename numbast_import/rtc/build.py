@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from numbast.core.nvrtc import include_options, stand_in_digest
 from numbast_import.arch import ARCH_ENV, DeviceQueryError, current_compute_capability
 from numbast_import.rtc import nvcc as nvcc_backend
 from numbast_import.rtc import nvrtc as nvrtc_backend
@@ -162,6 +163,7 @@ class _Compiler:
             "target": self.target,
             "name_expressions": list(self.name_expressions),
             "compiler": self.compiler_version(stamps),
+            "nvrtc_stand_ins": stand_in_digest(),
             "package": __version__,
         }
 
@@ -201,21 +203,6 @@ class _Compiler:
             extra += ["-dlto", "--relocatable-device-code=true"]
         if self.target == "ptx" and arch.startswith("sm_"):
             arch = "compute_" + arch[3:]
-        return [
-            f"--gpu-architecture={arch}",
-            *extra,
-            *(f"-I{d}" for d in _toolkit_include_dirs()),
-            *(f"-I{d}" for d in self.include_dirs),
-            *user,
-        ]
-
-
-def _toolkit_include_dirs() -> list[str]:
-    """The CUDA headers, so that ``#include <cuda_fp16.h>`` works as it does with nvcc."""
-    from ast_canopy.toolkit import ToolkitNotFoundError, cuda_include_dirs
-
-    try:
-        return cuda_include_dirs()
-    except ToolkitNotFoundError:
-        logger.info("no CUDA headers found; compiling without toolkit include directories")
-        return []
+        # The one include path (numbast.core.nvrtc): the caller's directories, the toolkit's
+        # (so that #include <cuda_fp16.h> works as with nvcc), then the stand-in system headers.
+        return [f"--gpu-architecture={arch}", *extra, *include_options(self.include_dirs), *user]

@@ -1,4 +1,5 @@
-"""Compiling with NVRTC through cuda.bindings.
+"""The runtime compiler's NVRTC: ``numbast.core.nvrtc`` (one NVRTC environment for the import
+system, templates and SourceModule), with its errors as CompileError and its version stamped.
 
 cuda.core's Program takes typed options only, and asks the driver before it makes PTX; PyCUDA
 programs pass nvcc-style option strings, and PTX must build on machines without a GPU. So the
@@ -7,7 +8,6 @@ compile itself is a direct NVRTC call; loading the result is cuda.core's (``modu
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -69,13 +69,10 @@ def nvrtc_version_stamped(root: Path) -> str:
     return version
 
 
-@functools.cache
 def nvrtc_version() -> str:
-    from cuda.bindings import nvrtc
+    from numbast.core.nvrtc import nvrtc_version as version
 
-    err, major, minor = nvrtc.nvrtcVersion()
-    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        raise RuntimeError(f"NVRTC failed in nvrtcVersion: {err}")
+    major, minor = version()
     return f"nvrtc {major}.{minor}"
 
 
@@ -90,7 +87,7 @@ def run_nvrtc(
 
     Raises CompileError with NVRTC's whole log when the source does not compile.
     """
-    from numbast.runtime.nvrtc import NvrtcError, compile_unit
+    from numbast.core.nvrtc import NvrtcError, compile_unit
 
     logger.info("compiling %s to %s with NVRTC: %s", name, target, " ".join(options))
     try:

@@ -182,7 +182,8 @@ class TemplateContext:
              self.library.preamble]
         )  # fmt: skip
         declared = list(self.library.bound_types)
-        return probe.run(preamble, self.arch, what, self.known_templates(), declared)
+        options = self.library.unit_options(self.arch, lto=False)
+        return probe.run(preamble, self.arch, what, self.known_templates(), declared, options)
 
     def recorded(self, key_parts: Sequence[Any], make: Callable[[], dict]) -> dict:
         """The store's record for ``key_parts``, made (and stored) when there is none."""

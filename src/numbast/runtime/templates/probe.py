@@ -18,9 +18,9 @@ from typing import Any, NamedTuple
 from numba.cuda import types
 
 from ...core.cxx_names import BUILTIN_NUMBA_NAMES, vector_type_names
+from ...core.nvrtc import NvrtcError, compile_unit, unit_options
 from ...core.rows import VALUE_PARAMETER
 from ..cxx_types import cxx_spelling_of
-from ..nvrtc import NvrtcError, compile_unit, unit_options
 
 PROBE_NAMESPACE = "nbi_probe"
 POINTER_STEP = 1 << 24  # a type's code grows by this per level of pointer
@@ -83,17 +83,21 @@ class Probe:
         what: str,
         templates: Sequence[KnownTemplate] = (),
         declared: Sequence[types.Type] = (),
+        options: Sequence[str] | None = None,
     ) -> ProbeAnswer:
         """Compile the probe; raises TemplateInstantiationError naming ``what`` with the
         compiler's errors. ``declared`` are the bound types the preamble declares (with the
         builtins and the CUDA vector types, the types the probe can name back), ``templates``
-        the class templates it declares."""
+        the class templates it declares; ``options``: NVRTC's (default: ``unit_options``
+        for PTX, with no include directories of the header's own)."""
         candidates = _candidates(declared)
         templates = [t for t in templates if _recognisable(t)]
         source = self.source(preamble, candidates, templates)
         name = f"probe_{hashlib.sha256(source.encode()).hexdigest()[:12]}.cu"
         try:
-            ptx = compile_unit(source, name, unit_options(arch, lto=False), "ptx").code
+            if options is None:
+                options = unit_options(arch, lto=False)
+            ptx = compile_unit(source, name, options, "ptx").code
         except NvrtcError as exc:
             errors = [line for line in exc.log.splitlines() if "error" in line][:8]
             listing = "\n".join(f"  {line}" for line in errors or exc.log.splitlines()[:8])
