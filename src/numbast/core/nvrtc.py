@@ -14,7 +14,7 @@ one world; :func:`stand_in_digest` belongs in every cache key of something NVRTC
 The compile itself calls cuda.bindings' NVRTC directly: cuda.core's Program asks the driver
 before it makes PTX, and this must work where no GPU is (building a cache ahead of time) and
 where numbast is not installed (a standalone module's copy of the runtime imports this module
-under another name, so it imports nothing from numbast).
+under another name, so it imports nothing but the standard library and cuda.*).
 """
 
 from __future__ import annotations
@@ -146,21 +146,9 @@ def _stand_in_files(root: str) -> Iterable[str]:
 
 @functools.cache
 def toolkit_include_dirs() -> tuple[str, ...]:
-    """The CUDA headers NVRTC compiles against: cudart, CCCL and cuRAND, found as the parser
-    finds them (``ast_canopy.toolkit``), or through cuda.pathfinder where ast_canopy is not
-    installed (a standalone module's runtime copy)."""
-    try:
-        from ast_canopy.toolkit import ToolkitNotFoundError, cuda_include_dirs
-    except ImportError:
-        return _pathfinder_include_dirs()
-    try:
-        return tuple(cuda_include_dirs())
-    except ToolkitNotFoundError as exc:
-        logger.info("compiling without the CUDA toolkit's include directories: %s", exc)
-        return ()
-
-
-def _pathfinder_include_dirs() -> tuple[str, ...]:
+    """The CUDA headers NVRTC compiles against: cudart, CCCL and cuRAND, found by
+    cuda.pathfinder (the wheels, conda, ``CUDA_PATH`` / ``CUDA_HOME``, system installs), as the
+    parser (``ast_canopy.toolkit``) and numba-cuda find them."""
     try:
         from cuda.pathfinder import find_nvidia_header_directory
     except ImportError:
@@ -173,6 +161,8 @@ def _pathfinder_include_dirs() -> tuple[str, ...]:
             directory = None
         if directory:
             found.append(directory)
+    if not found:
+        logger.info("no CUDA toolkit headers found; NVRTC compiles without them")
     return tuple(dict.fromkeys(found))
 
 
