@@ -141,6 +141,15 @@ def generate(
         ) from None
     from ast_canopy.cache import is_parser_file
     from numbast.static.coverage import summarize
+    from numbast_import.template_coverage import compile_template_probes
+
+    probes = compile_template_probes(
+        rendered.template_probes,
+        preamble,
+        f"{module_name}_template_probes.cu",
+        arch,
+        config.clang_include_paths,
+    )
 
     read = [p for p in (mapping.header, *rendered.included_files) if not is_parser_file(p)]
     return BuildOutput(
@@ -154,7 +163,7 @@ def generate(
         notes={
             "included_stamps": included_file_stamps(read, started),
             "shims_left_out": list(compiled.left_out),
-            "coverage": summarize(rendered.decisions, compiled.errors),
+            "coverage": summarize(rendered.decisions, compiled.errors, probes),
             "project": mapping.pyproject or mapping.source,
             "regenerate": regenerate,
         },
