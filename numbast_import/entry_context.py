@@ -36,7 +36,9 @@ class EntryContext:
         self.arch = arch
         self.include_dirs = list(include_dirs)
         # None: in memory (an entry built in memory has no directory to keep them in).
-        self.instances = EntryInstances(entry.path, arch) if entry.path is not None else None
+        self.instances = (
+            EntryInstances(entry.path, arch, entry.read_only) if entry.path is not None else None
+        )
         self._ltoir = entry.read(SHIM_LTOIR)
         self._source = entry.read(SHIM_SOURCE).decode()
 

@@ -19,11 +19,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ast_canopy.cache_files import unsafe_reason
+
 # Bump when the entry layout or the manifest's meaning changes: old entries then miss.
 # 2: bindings.pyc (the module's code object) joined the artifacts.
 # 3: the manifest records coverage (numbast-cache coverage), modules export __numbast_types__
 #    and may use other modules' types, template instances live in <entry>/instances/.
-FORMAT_VERSION = 3
+# 4: template instances are entries of their own (instances/<digest>/, with a manifest); every
+#    manifest field is type-checked.
+FORMAT_VERSION = 4
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -73,8 +77,11 @@ def generator_fingerprint(memo_dir: Path | None = None) -> str:
             stamps.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
         memo = memo_dir / f"generator-{stamps.hexdigest()[:32]}"
         try:
-            remembered = memo.read_text().strip()
-            if len(remembered) == 64:
+            with open(memo, "rb") as stream:
+                # Another user's memo could make entries of another generator look current.
+                trusted = unsafe_reason(os.fstat(stream.fileno())) is None
+                remembered = stream.read().decode(errors="replace").strip()
+            if trusted and len(remembered) == 64:
                 return remembered
         except OSError:
             pass
@@ -89,14 +96,11 @@ def generator_fingerprint(memo_dir: Path | None = None) -> str:
 
 def _write_quietly(path: Path, text: str) -> None:
     """Best effort (a read-only cache root only costs the next process the hashing)."""
-    import tempfile
+    from ast_canopy.cache_files import write_atomically
 
     try:
         path.parent.mkdir(mode=0o700, exist_ok=True)  # never the root: only where it exists
-        fd, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        with os.fdopen(fd, "w") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
+        write_atomically(path, text.encode())
     except OSError:
         pass
 

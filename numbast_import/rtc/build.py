@@ -7,6 +7,8 @@ user headers the source includes, the compiler's version and this package's vers
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import tempfile
@@ -18,16 +20,19 @@ from typing import Any
 
 from numbast.core.nvrtc import include_options, stand_in_digest
 from numbast_import.arch import ARCH_ENV, DeviceQueryError, current_compute_capability
+from numbast_import.cache.entries import Entry, EntryStore, Made
+from numbast_import.cache.manifest import RTC
 from numbast_import.rtc import nvcc as nvcc_backend
 from numbast_import.rtc import nvrtc as nvrtc_backend
 from numbast_import.rtc.includes import included_files
 from numbast_import.rtc.nvrtc import Compiled
 from numbast_import.rtc.options import check_arch, include_dirs_in, nvrtc_options
 from numbast_import.rtc.source import SOURCE_NAME, translation_unit
-from numbast_import.rtc.store import FORMAT, digest_of, open_store
 from numbast_import.rtc.textures_rewrite import TextureDeclaration, rewrite_texture_references
 
 logger = logging.getLogger(__name__)
+
+_SOURCE = "source.cu"  # the translation unit, kept beside the binary in its entry
 
 TARGETS = ("cubin", "ptx", "fatbin", "ltoir")
 MEMO_SIZE = 512
@@ -83,21 +88,51 @@ def build(
     if cache_dir is False or keep:
         compiled = compiler.compile(unit)
     else:
-        store = open_store(None if cache_dir in (None, True) else cache_dir)
-        key = compiler.key(unit, store.base)
-        digest = digest_of(key)
-        compiled = store.load(digest, key)
-        if compiled is None:
-            compiled = compiler.compile(unit)
-            store.save(digest, key, compiled, unit)
-        else:
-            logger.debug("kernel cache hit: %s", store.entry_dir(digest))
+        compiled = _cached_compile(compiler, unit, None if cache_dir in (None, True) else cache_dir)
     built = Built(compiled, unit, arch, textures)
     if cache_dir is not False and not keep:
         _memo[memo_key] = built
         if len(_memo) > MEMO_SIZE:
             _memo.popitem(last=False)
     return built
+
+
+def _cached_compile(compiler: _Compiler, unit: str, cache_dir: Any) -> Compiled:
+    """From the cache (its read-only layers, then the root), else compiled (once among the
+    processes that ask at the same time) and stored."""
+    store = rtc_store(cache_dir)
+    key = compiler.key(unit, store.base())
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+    entry = store.lookup(digest, key)
+    if entry is not None:
+        logger.debug("kernel cache hit: %s", entry.path)
+    else:
+
+        def compile_it(_path: Path | None) -> Made:
+            compiled = compiler.compile(unit)
+            artifacts = {_binary_name(compiled.target): compiled.code, _SOURCE: unit.encode()}
+            return Made(artifacts, {"lowered_names": dict(compiled.lowered_names)})
+
+        entry = store.build(digest, key, compile_it, what=f"SourceModule {digest[:12]}")
+    return _compiled_from(entry, compiler.target)
+
+
+def rtc_store(cache_dir: str | os.PathLike[str] | None = None) -> EntryStore:
+    """The SourceModule entries under ``cache_dir``, else under the project's cache root, and
+    in the read-only layers of ``NUMBAST_CACHE_PATH``."""
+    from numbast_import.cache.root import cache_layers, cache_root
+
+    root = Path(cache_dir).expanduser().resolve() if cache_dir else cache_root()
+    return EntryStore(RTC, root, cache_layers(root))
+
+
+def _compiled_from(entry: Entry, target: str) -> Compiled:
+    lowered = entry.manifest.get("lowered_names", {})
+    return Compiled(entry.read(_binary_name(target)), target, dict(lowered), "")
+
+
+def _binary_name(target: str) -> str:
+    return f"kernel.{target}"
 
 
 def default_arch() -> str:
@@ -147,13 +182,11 @@ class _Compiler:
         return nvrtc_backend.nvrtc_version_stamped(stamps)
 
     def key(self, unit: str, stamps: Path) -> dict[str, Any]:
-        import hashlib
-
         from numbast_import import __version__
 
         search = [*self.include_dirs, *include_dirs_in(self.options)]
         return {
-            "format": FORMAT,
+            "format": RTC.format,
             "source_sha256": hashlib.sha256(unit.encode()).hexdigest(),
             "included_files": included_files(unit, search),
             "options": list(self.options),
