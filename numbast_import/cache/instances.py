@@ -6,9 +6,9 @@ what the compiler said about an instance (its layout, the types only it could te
 JSON record, and the shims of the instances used are compiled together with the entry's shims
 into one LTO-IR unit. Both are entries of the ``instance`` kind (``numbast_import.cache.entries``)
 in ``<entry>/instances/<digest>/``: a record (``record.json``) under the digest the runtime
-names it by, a unit (``unit.ltoir``) under the sha256 of its source. They are written, checked
-and locked like every entry (N processes needing one unit compile it once) and go with the
-header entry when it is cleared or pruned.
+names it by, a unit (``unit.ltoir``) under the sha256 of its source and options. They are
+written, checked and locked like every entry (N processes needing one unit compile it once)
+and go with the header entry when it is cleared or pruned.
 
 Instances are written only into a complete entry of the writable root: never into a layer,
 nor into an entry still being built (which would leave a directory without a manifest, seen as
@@ -95,8 +95,9 @@ class EntryInstances:
         """The LTO-IR of a shim unit: from the entry when an earlier process compiled it,
         else compiled now (NVRTC, with ``options``), once among the processes that need it,
         and kept."""
-        digest = hashlib.sha256(source.encode()).hexdigest()
-        key = {"unit_source_sha256": digest, "arch": self.arch, "options": list(options)}
+        source_digest = hashlib.sha256(source.encode()).hexdigest()
+        key = {"unit_source_sha256": source_digest, "arch": self.arch, "options": list(options)}
+        digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
         found = self._read(digest, key, UNIT)
         if found is not None:
             return found
