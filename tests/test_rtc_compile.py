@@ -8,7 +8,7 @@ import pytest
 from numbast_import import compiler
 from numbast_import.rtc import nvcc as nvcc_backend
 from numbast_import.rtc.build import build
-from numbast_import.rtc.options import nvrtc_options
+from numbast_import.rtc.options import DroppedOptionWarning, nvrtc_options
 from tests.rtc_support import VECTOR_ADD
 
 needs_nvcc = pytest.mark.skipif(
@@ -97,10 +97,11 @@ def test_get_function_looks_name_expressions_up_by_their_mangled_name():
 
 
 def test_options_in_nvcc_spelling_become_nvrtc_options():
-    options, arch = nvrtc_options(
-        ["-use_fast_math", "-Xptxas", "-v", "-O3", "-I", "inc", "-arch", "sm_80", "-DN=4"]
-    )
-    assert options == ["-use_fast_math", "--ptxas-options=-v", "-Iinc", "-DN=4"]
+    with pytest.warns(DroppedOptionWarning, match="-O3"):
+        options, arch = nvrtc_options(
+            ["-use_fast_math", "-Xptxas", "-v", "-O3", "-I", "inc", "-arch", "sm_80", "-DN=4"]
+        )
+    assert options == ["-use_fast_math", "--ptxas-options=-v", "-DN=4", "-Iinc"]
     assert arch == "sm_80"
 
 

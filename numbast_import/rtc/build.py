@@ -26,7 +26,13 @@ from numbast_import.rtc import nvcc as nvcc_backend
 from numbast_import.rtc import nvrtc as nvrtc_backend
 from numbast_import.rtc.includes import included_files
 from numbast_import.rtc.nvrtc import Compiled
-from numbast_import.rtc.options import check_arch, include_dirs_in, nvrtc_options
+from numbast_import.rtc.options import (
+    Target,
+    check_arch,
+    include_dirs_in,
+    targets_named,
+    translate_options,
+)
 from numbast_import.rtc.source import SOURCE_NAME, translation_unit
 from numbast_import.rtc.textures_rewrite import TextureDeclaration, rewrite_texture_references
 
@@ -78,6 +84,12 @@ def build(
     found = _memo.get(memo_key) if arch is not None and not keep else None
     if found is not None:
         return found
+    # Targets named in the options (-arch, -gencode...) choose the arch; several make a fatbin.
+    named = [] if nvcc else targets_named(options, where="options")
+    if arch is None and named:
+        arch = f"sm_{named[0].arch.split('_', 1)[1]}"
+    if len({t.arch for t in named}) > 1 and target == "cubin":
+        target = "fatbin"
     arch = check_arch(arch or default_arch())
     memo_key = (*memo_key[:4], arch, *memo_key[5:])
     if not keep and (found := _memo.get(memo_key)) is not None:
@@ -85,6 +97,7 @@ def build(
     rewritten, textures = rewrite_texture_references(source)
     unit = translation_unit(rewritten, no_extern_c)
     compiler = _Compiler(nvcc, options, arch, code, include_dirs, name_expressions, target, keep)
+    compiler.targets = named
     if cache_dir is False or keep:
         compiled = compiler.compile(unit)
     else:
@@ -162,8 +175,8 @@ class _Compiler:
         self.nvcc_path = nvcc_backend.find_nvcc(nvcc) if nvcc else None
         if nvcc and self.nvcc_path is None:
             logger.info("nvcc %r not found; compiling with NVRTC", nvcc)
-        if target == "fatbin" and self.nvcc_path is None:
-            # NVRTC makes no fatbins; nvcc on PATH does.
+        if target == "fatbin" and self.nvcc_path is None and not nvrtc_backend.nvfatbin_available():
+            # NVRTC makes no fatbins: nvfatbin puts its outputs together, else nvcc on PATH.
             self.nvcc_path = nvcc_backend.require_nvcc(nvcc or "nvcc", "target='fatbin'")
         if name_expressions and self.nvcc_path is not None:
             raise ValueError("name_expressions need NVRTC; leave nvcc unset")
@@ -174,6 +187,7 @@ class _Compiler:
         self.name_expressions = name_expressions
         self.target = target
         self.keep = keep
+        self.targets: list[Target] = []  # named in the options (a fatbin holds each)
 
     def compiler_version(self, stamps: Path) -> str:
         if self.nvcc_path is not None:
@@ -209,9 +223,18 @@ class _Compiler:
                     unit, SOURCE_NAME, self.nvcc_path, options, self.arch, self.code,
                     self.target, workdir,
                 )  # fmt: skip
-            compiled = nvrtc_backend.run_nvrtc(
-                unit, SOURCE_NAME, self.nvrtc_options(), self.target, self.name_expressions
-            )
+            if self.target == "fatbin":
+                compiled = nvrtc_backend.run_nvrtc_fatbin(
+                    unit,
+                    SOURCE_NAME,
+                    self.nvrtc_options()[1:],  # each target brings its arch
+                    self.targets or [Target("cubin", self.arch)],
+                    self.name_expressions,
+                )
+            else:
+                compiled = nvrtc_backend.run_nvrtc(
+                    unit, SOURCE_NAME, self.nvrtc_options(), self.target, self.name_expressions
+                )
             if self.keep:
                 (workdir / SOURCE_NAME).write_text(unit)
                 (workdir / f"kernel.{self.target}").write_bytes(compiled.code)
@@ -227,8 +250,9 @@ class _Compiler:
                 shutil.rmtree(workdir, ignore_errors=True)
 
     def nvrtc_options(self) -> list[str]:
-        user, arch_in_options = nvrtc_options(self.options)
-        arch = arch_in_options or self.arch
+        """The arch option first, then the rest (nvcc's spellings translated: rtc/options)."""
+        translated = translate_options(self.options, where="options")
+        arch = self.arch
         if self.code is not None:
             logger.info("NVRTC ignores code=%r; it compiles for arch=%s", self.code, arch)
         extra = []
@@ -238,4 +262,6 @@ class _Compiler:
             arch = "compute_" + arch[3:]
         # The one include path (numbast.core.nvrtc): the caller's directories, the toolkit's
         # (so that #include <cuda_fp16.h> works as with nvcc), then the stand-in system headers.
-        return [f"--gpu-architecture={arch}", *extra, *include_options(self.include_dirs), *user]
+        user_dirs = [*self.include_dirs, *translated.include_dirs]
+        paths = include_options(user_dirs)
+        return [f"--gpu-architecture={arch}", *extra, *paths, *translated.nvrtc]
