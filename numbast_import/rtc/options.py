@@ -8,8 +8,9 @@ system (a mapping's ``nvrtc-options``). Each option is one of:
 - an output kind (``-cubin``, ``-ptx``, ``-fatbin``): what to make;
 - an include directory (``-I``), kept apart so that it joins the one include path;
 - a link request (``-l``, ``-L``), kept apart for the linker (PyCUDA's DynamicModule);
-- an option NVRTC has (asked of NVRTC itself, so this follows the installed version): passed
-  through, two-argument spellings (``-Xptxas -v``) joined as ``--ptxas-options=-v``;
+- an option NVRTC has (its documented options by name; any other is asked of NVRTC itself, so
+  this follows the installed version): passed through, two-argument spellings (``-Xptxas
+  -v``) joined as ``--ptxas-options=-v``;
 - an nvcc option NVRTC lacks that only steers the host compiler or nvcc's driver (``-O3``,
   ``-Xcompiler``, ``-ccbin``, ``--expt-relaxed-constexpr``...): dropped, with one warning per
   option and process;
@@ -118,6 +119,31 @@ _HOST_ONLY = {
     *("-Wno-deprecated-declarations", "--Wno-deprecated-declarations", "-lineinfo-host"),
     *("-Werror", "--Werror", "-w64"),
 }
+# NVRTC's documented options (CUDA 12 and 13), by name: passed through without asking NVRTC
+# (some write files when given: -time, -fdevice-time-trace, -create-pch).
+_NVRTC_NAMES = {
+    *("-G", "--device-debug", "-lineinfo", "--generate-line-info", "-dc", "--device-c", "-dw"),
+    *("--device-w", "-ewp", "--extensible-whole-program", "-dlto", "--dlink-time-opt"),
+    *("-gen-opt-lto", "--gen-opt-lto", "-optix-ir", "--optix-ir", "-use_fast_math"),
+    *("--use_fast_math", "-extra-device-vectorization", "--extra-device-vectorization"),
+    *("-default-device", "--device-as-default-execution-space", "-device-int128"),
+    *("--device-int128", "-restrict", "--restrict", "-w", "--disable-warnings", "-err-no"),
+    *("--display-error-number", "-no-err-no", "--no-display-error-number"),
+    *("-fdevice-syntax-only", "-minimal", "-no-source-include", "--no-source-include", "-pch"),
+    *("-rdc", "--relocatable-device-code", "-dopt", "--dopt", "--ptxas-options"),
+    *("--maxrregcount", "-ftz", "--ftz", "-prec-sqrt", "--prec-sqrt", "-prec-div"),
+    *("--prec-div", "-fmad", "--fmad", "-modify-stack-limit", "--modify-stack-limit", "-std"),
+    *("--std", "-builtin-move-forward", "--builtin-move-forward", "-builtin-initializer-list"),
+    *("--builtin-initializer-list", "-opt-info", "--optimization-info", "-diag-error"),
+    *("--diag-error", "-diag-suppress", "--diag-suppress", "-diag-warn", "--diag-warn", "-time"),
+    *("--time", "-split-compile", "--split-compile", "-jtd", "--jump-table-density"),
+    *("-fdevice-time-trace", "--fdevice-time-trace", "-device-stack-protector"),
+    *("--device-stack-protector", "-pch-dir", "--pch-dir", "-create-pch", "--create-pch"),
+    *("-use-pch", "--use-pch", "-instantiate-templates-in-pch"),
+    *("--instantiate-templates-in-pch", "-pch-verbose", "--pch-verbose", "-pch-messages"),
+    *("--pch-messages", "-frandom-seed", "--frandom-seed", "-Ofc", "--Ofast-compile"),
+    "--pre-include",
+}
 _OPTIMIZE = re.compile(r"-O[0-3s]?|--optimize(=.*)?|-Ofast")
 _ARCH_NAME = re.compile(r"(sm|compute)_([0-9]+)([af]?)")
 _CODE_LIST = re.compile(r"\[?([^\]]*)\]?")
@@ -144,7 +170,7 @@ def translate_options(options: Sequence[str], *, where: str = "options") -> Tran
             result.nvrtc.append(f"{flag}{_required(value, written, where)}")
         else:
             spelled = _nvrtc_spelling(name, value)
-            if nvrtc_accepts(spelled):
+            if _nvrtc_name(spelled) in _NVRTC_NAMES or nvrtc_accepts(spelled):
                 result.nvrtc.append(spelled)
             elif name in _HOST_ONLY or _OPTIMIZE.fullmatch(name):
                 result.dropped.append(written)
@@ -199,7 +225,8 @@ def check_arch(arch: str) -> str:
 @functools.cache
 def nvrtc_accepts(option: str) -> bool:
     """Whether this NVRTC takes ``option`` (compiling an empty program with it: an unknown
-    option is refused at once; a known one costs one empty compile, once per process)."""
+    option is refused at once; a known one costs one empty compile, once per process). Only
+    for options not in NVRTC's documented list: some of those write files when compiling."""
     from cuda.bindings import nvrtc
 
     err, program = nvrtc.nvrtcCreateProgram(b"", b"option_probe.cu", 0, [], [])
@@ -239,6 +266,10 @@ def _split(options: Sequence[str]) -> list[tuple[str, str | None, str]]:
 def _nvrtc_spelling(name: str, value: str | None) -> str:
     name = _SPELLED_FOR_NVRTC.get(name, name)
     return name if value is None else f"{name}={value}"
+
+
+def _nvrtc_name(spelled: str) -> str:
+    return spelled.partition("=")[0]
 
 
 def _required(value: str | None, written: str, where: str) -> str:
