@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from numbast_import.rtc import launch_shapes
+from numbast_import.rtc import launch_shapes, memoize
 from numbast_import.rtc.dtypes import (
     Argument,
     ScalarArg,
@@ -244,9 +244,7 @@ class ElementwiseKernel:
         self._kernels: dict[tuple[int, bool], Any] = {}
 
     def _kernel(self, use_range: bool) -> Any:
-        from numbast_import.rtc.memoize import current_context_key
-
-        key = (current_context_key(), use_range)
+        key = (memoize.current_context_key(), use_range)
         found = self._kernels.get(key)
         if found is None:
             kwargs = dict(self.gen_kwargs, arguments=list(self.arguments))
