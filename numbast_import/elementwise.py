@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from numbast_import.rtc import launch_shapes, memoize
+from numbast_import.rtc.array_operators import ArrayOperators
 from numbast_import.rtc.dtypes import (
     Argument,
     ScalarArg,
@@ -192,11 +193,10 @@ def get_elwise_kernel(
 def vector_pointer(array: Any) -> int:
     """The device address of a vector argument: a GPUArray, an int, or anything with
     ``__cuda_array_interface__``; non-contiguous arrays are refused."""
-    pointer = getattr(array, "_pointer", None)  # GPUArray: checked when it was made
-    if pointer is not None:
+    if isinstance(array, ArrayOperators):  # a GPUArray: contiguity known since it was made
         if not array._contiguous:
             raise ValueError("elementwise kernels cannot deal with non-contiguous arrays")
-        return pointer
+        return array._pointer
     from numbast_import.rtc.memory import device_pointer
 
     interface = getattr(array, "__cuda_array_interface__", None)
