@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from numbast_import.rtc import launch_shapes, memoize
+from numbast_import.rtc import launch_shapes
 from numbast_import.rtc.array_operators import ArrayOperators
 from numbast_import.rtc.dtypes import (
     Argument,
@@ -241,14 +241,17 @@ class ElementwiseKernel:
         )
         self._vector_flags = tuple(isinstance(a, VectorArg) for a in self.arguments)
         self._first_vector = self._vector_flags.index(True)
-        self._kernels: dict[tuple[int, bool], Any] = {}
+        self._kernels: dict[bool, Any] = {}
 
     def _kernel(self, use_range: bool) -> Any:
-        key = (memoize.current_context_key(), use_range)
-        found = self._kernels.get(key)
+        # One kernel per form for every context: a module loads as a context-independent
+        # library (cuLibraryLoad), as PyCUDA's ElementwiseKernel keeps one per instance.
+        found = self._kernels.get(use_range)
         if found is None:
             kwargs = dict(self.gen_kwargs, arguments=list(self.arguments))
-            found = self._kernels[key] = get_elwise_kernel_and_types(use_range=use_range, **kwargs)
+            found = self._kernels[use_range] = get_elwise_kernel_and_types(
+                use_range=use_range, **kwargs
+            )
         return found
 
     def source(self, use_range: bool = False) -> str:
