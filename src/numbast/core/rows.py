@@ -27,7 +27,7 @@ Layouts (``NamedTuple``\\ s below; generated modules hold plain tuples in these 
 - function:    (Python name, C++ qualified name, operator function name or "", call, typing
                label, needs a cooperative launch, C++ declaration with its location)
 
-Templates are rows too, instantiated at run time (``numbast.runtime.template_*``):
+Templates are rows too, instantiated at run time (``numbast.runtime.templates``):
 
 - template parameter: (name, "type" or "value", the value's C++ type ("" for types), default
                as C++ text with ``{i}`` standing for argument i, or None)
@@ -82,7 +82,8 @@ MEMBER_KINDS = (CONSTRUCTOR, CONVERSION, OPERATOR, METHOD, STATIC_METHOD)
 # vector_types), ("pointer", pointee description), ("voidptr",), ("unituple", element
 # description, count), ("struct", index into the module's structs), ("enum", index into its
 # enums: the IntEnumMember type Numba infers for members, int64), ("external", module name,
-# Python name): a struct or enum another bindings module binds (imported when resolved).
+# Python name): a struct or enum another bindings module binds (imported when resolved),
+# ("object", Numba type): a type of this process (dynamic binding's rows only, never written).
 TypeRow = tuple
 
 

@@ -19,7 +19,6 @@ from ast_canopy.model import (
     ClassTemplatePartialSpecialization,
     FunctionTemplate,
     Method,
-    MethodKind,
     TemplateParam,
     TemplateParamKind,
     Type,
@@ -36,6 +35,7 @@ from numbast.core.rows import (
 )
 from numbast.planning.descriptions import declaration_text, host_only_reason, location_of
 from numbast.planning.diagnostics import BindingError
+from numbast.planning.member_kinds import MemberKind, member_kind
 from numbast.planning.operators import COMPOUND, python_operator_for
 from numbast.planning.type_rules import normalize_cxx_name, strip_cv
 
@@ -230,43 +230,21 @@ def function_template_row(
 def member_row(method: Method, names: TemplateNames) -> TemplateCallableRow | None:
     """A member of a class template as a template callable; None when it is not bound by
     design (non-public, deleted, copy/move, destructors); raises BindingError otherwise."""
-    if method.access is not Access.PUBLIC or method.is_deleted:
+    member = member_kind(method)
+    if member is None:
         return None
-    kind = method.kind
-    if kind in (MethodKind.COPY_CONSTRUCTOR, MethodKind.MOVE_CONSTRUCTOR, MethodKind.DESTRUCTOR):
-        return None
-    host_only = host_only_reason(method)
-    if host_only is not None:
-        raise BindingError(host_only)
-    if method.is_variadic:
-        raise BindingError("variadic methods cannot be bound")
     params = tuple((p.name, type_row(p.type_, names), p.default_value is not None)
                    for p in method.params)  # fmt: skip
+    if member.kind == rows.CONSTRUCTOR:
+        return _callable(member, params, None, method)
     result = _result_row(method.return_type, names)
-    if kind.is_constructor:
-        implicit = kind is MethodKind.CONVERTING_CONSTRUCTOR and not method.is_explicit
-        return _callable(rows.CONSTRUCTOR, "", "", params, None, implicit, method)
-    if kind is MethodKind.CONVERSION_FUNCTION:
-        return _callable(rows.CONVERSION, "", "", (), result, False, method)
-    if kind is MethodKind.MEMBER_OPERATOR:
-        symbol = method.operator or ""
-        key = python_operator_for(symbol, len(method.params) + 1)
-        if key is None:
-            raise BindingError(f"operator{symbol} has no Python counterpart")
-        return _callable(rows.OPERATOR, key.__name__, symbol, params, result, False, method)
-    if kind is MethodKind.METHOD:
-        return _callable(
-            rows.METHOD, method.name, method.name, params, result, not method.is_const, method
-        )
-    if kind is MethodKind.STATIC_METHOD:
-        return _callable(rows.STATIC_METHOD, method.name, method.name, params, result, False,
-                         method)  # fmt: skip
-    raise BindingError(f"{kind.value} members are not bound yet")
+    return _callable(member, () if member.kind == rows.CONVERSION else params, result, method)
 
 
-def _callable(kind, name, cxx_name, params, result, flag, method: Method) -> TemplateCallableRow:
+def _callable(member: MemberKind, params, result, method: Method) -> TemplateCallableRow:
     where = location_of(method)
     declaration = f"{method.qual_name}(...)  // {where.rsplit('/', 1)[-1]}" if where else ""
+    kind, name, cxx_name, flag = member
     return TemplateCallableRow(kind, name, cxx_name, params, result, flag, (), declaration)
 
 

@@ -82,6 +82,8 @@ def resolve_types(
             return instance(description)
         if kind == "external":
             return external_type(description[1], description[2])
+        if kind == "object":  # dynamic binding: a type of this process
+            return description[1]
         raise ValueError(f"unknown type description {description!r}")
 
     return tuple(build(row) for row in rows)

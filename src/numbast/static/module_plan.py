@@ -63,11 +63,16 @@ RESERVED_NAMES = frozenset({"typing_registry", "target_registry"})
 
 
 class _Planner:
-    def __init__(self, merged: MergedDeclarations, config: StaticConfig) -> None:
+    def __init__(
+        self,
+        merged: MergedDeclarations,
+        config: StaticConfig,
+        table: TypeTable[TypeRef] | None = None,
+    ) -> None:
         self.merged = merged
         self.config = config
         self.header = config.entry_point
-        self.table: TypeTable[TypeRef] = static_type_table()
+        self.table: TypeTable[TypeRef] = static_type_table() if table is None else table
         for external in config.external_types:
             # Bound by another module: declarations here take that module's type. The
             # module's own declaration of the same name, if any, replaces it.
@@ -380,12 +385,17 @@ class _Planner:
             self.out.aliases.append((typedef.name, target))
 
 
-def plan_module(merged: MergedDeclarations, config: StaticConfig) -> ModulePlan:
+def plan_module(
+    merged: MergedDeclarations,
+    config: StaticConfig,
+    type_table: TypeTable[TypeRef] | None = None,
+) -> ModulePlan:
     """Plan enums, structs (with the header's class template specializations), class and alias
     templates, free functions and operators, function templates, then typedef aliases and
-    unscoped enumerators (the order of ``numbast.bind_declarations``: functions refer to the
-    types bound before them)."""
-    planner = _Planner(merged, config)
+    unscoped enumerators (functions refer to the types bound before them). ``type_table``
+    starts the planning (default: builtins and vector types; dynamic binding passes the
+    process's types)."""
+    planner = _Planner(merged, config, type_table)
     decls = merged.decls
     planner.plan_enums(decls.enums)
     planner.plan_structs(decls.structs, decls.class_template_specializations)

@@ -8,13 +8,16 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from numbast.core.row_writer import RowWriter
 from numbast.core.rows import (
+    FORMAT,
     AliasTemplateRow,
     ClassTemplateRow,
     EnumRow,
     FunctionRow,
     FunctionTemplateRow,
     KernelRow,
+    ModuleRows,
     StructBodyRow,
     StructRow,
 )
@@ -71,6 +74,27 @@ class ModulePlan:
         """Python names of the structs the module exports."""
         hidden = self._hidden_structs()
         return [s.python_name for i, (s, _) in enumerate(self.structs) if i not in hidden]
+
+    def rows(self, writer: RowWriter) -> ModuleRows:
+        """The module's rows as the runtime applies them, indexed by ``writer`` (types stay as
+        the type table had them: the writer's ``types``; shims are the writer's)."""
+        structs = tuple(StructRow(*row) for row, _body in self.structs)
+        bodies = tuple(writer.struct_body(body) for _row, body in self.structs)
+        functions = tuple(writer.function(row) for row in self.functions)
+        return ModuleRows(
+            format=FORMAT,
+            shims=tuple(writer.shims),
+            types=tuple(writer.types),
+            enums=tuple(self.enums),
+            structs=structs,
+            struct_bodies=bodies,
+            functions=functions,
+            aliases=tuple(self.aliases),
+            class_templates=tuple(self.class_templates),
+            function_templates=tuple(self.function_templates),
+            alias_templates=tuple(self.alias_templates),
+            kernels=tuple(self.kernels),
+        )
 
     def public_names(self) -> list[str]:
         """The names ``__all__`` lists. Typedef aliases are module attributes but not listed,
