@@ -51,6 +51,7 @@ class BoundHeader:
     class_templates: dict[str, Any] = field(default_factory=dict)
     alias_templates: dict[str, Any] = field(default_factory=dict)
     kernels: dict[str, KernelDeclaration] = field(default_factory=dict)
+    constants: dict[str, Any] = field(default_factory=dict)  # macros expanding to a literal
     names: dict[str, Any] = field(default_factory=dict)
 
     def __getattr__(self, name: str) -> Any:
@@ -160,9 +161,11 @@ def _bound_header(shim_writer: ShimLibrary, plan: Any, names: dict[str, Any]) ->
     # under their C++ spelling for layouts, not exported), and its _type_<Struct> names.
     public = {*plan.public_names(), *(alias for alias, _target in plan.aliases)}
     names = {name: value for name, value in names.items() if name in public}
+    constants = {row.python_name: _constant(row) for row in plan.constants}
+    names.update(constants)
     for export, struct in type_exports(plan):
         names[export] = names[struct]._numba_type_
-    bound = BoundHeader(shim_writer, names=names)
+    bound = BoundHeader(shim_writer, names=names, constants=constants)
     bound.structs = {name: names[name] for name in plan.struct_names() if name in names}
     bound.enums = {row.python_name: names[row.python_name] for row in plan.enums}
     for row in plan.functions:
@@ -187,6 +190,13 @@ def _bound_header(shim_writer: ShimLibrary, plan: Any, names: dict[str, Any]) ->
     }
     bound.kernels = {row.python_name: KernelDeclaration(row) for row in plan.kernels}
     return bound
+
+
+def _constant(row: Any) -> Any:
+    """A macro constant's value as a module has it: a NumPy scalar of its C++ type."""
+    import numpy
+
+    return getattr(numpy, row.numpy_type)(row.value)
 
 
 def bind_header(
