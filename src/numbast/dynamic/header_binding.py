@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from numba.cuda import types
+from numba.cuda.typing.typeof import typeof_impl
 
 from ast_canopy.model import Declarations
 from numbast.core.row_writer import RowWriter
@@ -37,10 +38,11 @@ from numbast.static.module_plan import plan_module
 from numbast.static.module_writer import type_exports
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: Numba keys a kernel global's type on it
 class BoundHeader:
     """What binding one header produced, by Python name (``names``: every name, as the header's
-    module has them; the other tables sort them by kind)."""
+    module has them; the other tables sort them by kind). In a kernel it is what the header's
+    imported module is: a namespace of the bindings (``geo.Arr(...)``, ``geo.clamp(...)``)."""
 
     shim_writer: ShimLibrary
     structs: dict[str, type] = field(default_factory=dict)
@@ -68,6 +70,15 @@ class BoundHeader:
 
     def links(self) -> list:
         return self.shim_writer.links()
+
+    def __repr__(self) -> str:
+        return f"<bound header: {len(self.names)} names>"
+
+
+@typeof_impl.register(BoundHeader)
+def _typeof_bound_header(value: BoundHeader, context: Any) -> types.Module:
+    # As a module global is typed: Numba resolves `geo.Arr` on the object when typing.
+    return types.Module(value)
 
 
 class KernelDeclaration:
