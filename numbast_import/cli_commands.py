@@ -202,8 +202,22 @@ def cmd_warm(ctx: Context, args) -> int:
         line += f": {result.entry}" if result.entry else ""
         line += f": {result.message}" if result.message else ""
         lines.append(line)
+    if not args.arch and any(_lacks_an_arch(ctx, r) for r in results):
+        lines.append("numbast-cache: building needs an arch: give --arch sm_90 (or sm_80,sm_90)")
     ctx.emit([r.as_json() for r in results], "\n".join(lines))
     return PROBLEM if any(r.status == "failed" for r in results) else OK
+
+
+def _lacks_an_arch(ctx: Context, result) -> bool:
+    """Whether ``result`` failed because no arch could be chosen (a mapped module, no GPU, no
+    NUMBAST_IMPORT_ARCH, no pin)."""
+    if result.status != "failed" or result.arch is not None:
+        return False
+    try:
+        module = resolve(result.name, ctx.project)
+    except HeaderImportError:
+        return False
+    return ctx.import_arch(module)[0] is None
 
 
 def cmd_verify(ctx: Context, args) -> int:
