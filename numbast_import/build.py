@@ -163,6 +163,7 @@ def generate(
         notes={
             "included_stamps": included_file_stamps(read, started),
             "shims_left_out": list(compiled.left_out),
+            "shims_rejected": dict(compiled.errors),
             "coverage": summarize(rendered.decisions, compiled.errors, probes),
             "project": mapping.pyproject or mapping.source,
             "regenerate": regenerate,

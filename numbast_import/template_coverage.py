@@ -6,16 +6,15 @@ shims: probes it rejects are left out and the rest compiled again. A template's 
 its first candidate that compiled; a template none of whose candidates compiled counts as not
 bound, with the compiler's first message about its first candidate.
 
-Each probe is written as a file of its own (a ``#line`` directive), so NVRTC's messages name
-it: an error in the probe's line, or one inside a template's body followed by the chain of
-instantiations that led there, which ends at the probe ("detected during ... at line 1 of
-nbi_probe_12"). An error that names no probe splits the unit in halves, compiled alone.
+The shim compiler (``numbast_import.shim_compiler``) pins each error to its probe, as it does
+for shims: each probe is a file of its own to NVRTC, so an error in it, or one inside a
+template's body followed by the chain of instantiations that led there, names it; an error
+that names none is pinned by compiling halves.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -45,9 +44,8 @@ def compile_template_probes(
         key = (probe.kind, probe.what)  # overloads of a function template share one key
         for instance, statement in probe.candidates:
             function = f"nbi_probe_{len(units)}"
-            # Named as a file of its own, so NVRTC's messages name the probe they are about.
-            text = f'#line 1 "{function}"\n{probe_function(function, statement)}'
-            units.append((function, text))
+            # The shim compiler makes each a file of its own to NVRTC: messages name the probe.
+            units.append((function, probe_function(function, statement)))
             owner[function] = (key, instance)
             tried.setdefault(key, []).append(instance)
     if not units:
@@ -74,50 +72,14 @@ def _compile(
     arch: str,
     include_dirs: Sequence[str],
 ) -> dict[str, str | None]:
-    """Probe function -> None when it compiles, else the compiler's first error about it."""
+    """Probe function -> None when it compiles, else the compiler's first error about it (the
+    shim compiler pins each error to its probe); every probe gets the error when the preamble
+    itself does not compile."""
     from numbast_import.shim_compiler import ShimCompileError, compile_shims_to_ltoir
 
-    verdicts: dict[str, str | None] = {}
-    pending = list(units)
-    while pending:
-        try:
-            compiled = compile_shims_to_ltoir(preamble, pending, name, arch, include_dirs)
-        except ShimCompileError as exc:
-            rejected = _pinned_errors(str(exc))
-            if rejected:
-                verdicts.update(rejected)
-                pending = [unit for unit in pending if unit[0] not in rejected]
-                continue
-            if len(pending) == 1:
-                first = _FIRST_ERROR.search(str(exc))
-                verdicts[pending[0][0]] = first.group(1).strip() if first else str(exc)[:300]
-                break
-            logger.info("%s: an error no probe is named in; compiling halves", name)
-            half = len(pending) // 2
-            for part in (pending[:half], pending[half:]):
-                verdicts.update(_compile(part, preamble, name, arch, include_dirs))
-            break
-        for function, _text in pending:
-            left_out = function in compiled.left_out
-            verdicts[function] = compiled.errors.get(function, "rejected") if left_out else None
-        break
-    return verdicts
-
-
-_FIRST_ERROR = re.compile(r"error: (.*)")
-
-
-def _pinned_errors(log: str) -> dict[str, str]:
-    """Probe function -> its first error, for every error of ``log`` that names a probe (as
-    its own file, or at the end of its chain of instantiations); empty unless every one does."""
-    pinned: dict[str, str] = {}
-    blocks = re.split(r"\n(?=\S[^\n]*\(\d+\): error: )", log)
-    for block in (b for b in blocks if ": error: " in b):
-        message = _FIRST_ERROR.search(block).group(1).strip()
-        functions = set(re.findall(r"^(nbi_probe_\d+)\(\d+\): error: ", block, re.M))
-        functions |= set(re.findall(r"at line \d+ of (nbi_probe_\d+)\b", block))
-        if not functions:
-            return {}  # an error outside every probe: in the header itself
-        for function in functions:
-            pinned.setdefault(function, message)
-    return pinned
+    try:
+        compiled = compile_shims_to_ltoir(preamble, units, name, arch, include_dirs)
+    except ShimCompileError as exc:
+        first = str(exc).splitlines()[1:2] or [str(exc)]
+        return {function: first[0].strip() for function, _text in units}
+    return {function: compiled.errors.get(function) for function, _text in units}

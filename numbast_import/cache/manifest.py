@@ -222,6 +222,7 @@ HEADER = EntryKind(
     optional={
         "included_stamps": STAMPS,
         "shims_left_out": STRINGS,
+        "shims_rejected": NAMES,  # shim -> NVRTC's message
         "coverage": COVERAGE,
         "project": STRING_OR_NULL,
         "regenerate": STRING_OR_NULL,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import threading
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,10 @@ from ..core.nvrtc import compile_unit as nvrtc_compile_unit
 from ..core.nvrtc import stand_in_dir, unit_options
 from .kernel_cache import track_library
 from .link_digests import code_digest, digest, source_digest
+
+
+class ShimRejectedError(RuntimeError):
+    """A kernel calls a declaration whose shim NVRTC rejected when the bindings were built."""
 
 
 class _LiveCallbacks:
@@ -168,6 +172,7 @@ class ShimLibrary:
         )
         self._published: list[tuple[dict, str]] = []
         self._declared: dict[str, str] = {}
+        self._rejected: dict[str, str] = {}
         add_nvrtc_include_dirs([*self.include_dirs, *_stand_in_dirs()])
         track_library(self, name)  # so that cache=True kernels find it in another process
 
@@ -189,9 +194,22 @@ class ShimLibrary:
         return f"sm_{major}{minor}"
 
     def write_to_shim(self, content: str, id: str) -> None:  # noqa: A002 - Numbast's name
-        """Record the shim ``content`` under the key ``id`` (idempotent)."""
+        """Record the shim ``content`` under the key ``id`` (idempotent); raises
+        ShimRejectedError for a shim NVRTC rejected when the module was built."""
+        message = self._rejected.get(id)
+        if message is not None:
+            raise ShimRejectedError(
+                f"{self._link.name}: NVRTC rejected the shim {id} when these bindings were "
+                f"built, so the declaration it calls cannot be used in a kernel: {message} "
+                "(numbast-cache coverage lists every such declaration)"
+            )
         with self._lock:
             self._used.setdefault(id, content)
+
+    def reject_shims(self, rejected: Mapping[str, str]) -> None:
+        """Shim name -> NVRTC's message, for the shims NVRTC rejected (left out of the compiled
+        shims): a kernel calling one fails to compile with that message, not to link."""
+        self._rejected.update(rejected)
 
     def declare_shim(self, content: str, id: str) -> None:  # noqa: A002 - as write_to_shim
         """Make the shim ``content`` known under ``id`` before any kernel uses it (binding time),
