@@ -35,6 +35,7 @@ def compile_template_probes(
     name: str,
     arch: str,
     include_dirs: Sequence[str] = (),
+    nvrtc_options: Sequence[str] = (),
 ) -> dict[tuple[str, str], ProbeOutcome]:
     """(kind, what) -> outcome for every template of ``probes`` that has a candidate."""
     units: list[tuple[str, str]] = []
@@ -50,7 +51,9 @@ def compile_template_probes(
             tried.setdefault(key, []).append(instance)
     if not units:
         return {}
-    verdicts = _compile(units, f"{preamble}\n{PROBE_HELPERS}", name, arch, include_dirs)
+    verdicts = _compile(
+        units, f"{preamble}\n{PROBE_HELPERS}", name, arch, include_dirs, nvrtc_options
+    )
     found: dict[tuple[str, str], str] = {}
     errors: dict[tuple[str, str], str] = {}
     for function, _text in units:  # in candidate order: the first that compiled wins
@@ -71,6 +74,7 @@ def _compile(
     name: str,
     arch: str,
     include_dirs: Sequence[str],
+    nvrtc_options: Sequence[str],
 ) -> dict[str, str | None]:
     """Probe function -> None when it compiles, else the compiler's first error about it (the
     shim compiler pins each error to its probe); every probe gets the error when the preamble
@@ -78,7 +82,7 @@ def _compile(
     from numbast_import.shim_compiler import ShimCompileError, compile_shims_to_ltoir
 
     try:
-        compiled = compile_shims_to_ltoir(preamble, units, name, arch, include_dirs)
+        compiled = compile_shims_to_ltoir(preamble, units, name, arch, include_dirs, nvrtc_options)
     except ShimCompileError as exc:
         first = str(exc).splitlines()[1:2] or [str(exc)]
         return {function: first[0].strip() for function, _text in units}

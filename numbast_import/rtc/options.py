@@ -207,6 +207,12 @@ def nvrtc_options(options: Sequence[str]) -> tuple[list[str], str | None]:
     return [*translated.nvrtc, *(f"-I{d}" for d in translated.include_dirs)], translated.arch
 
 
+def option_name(option: str) -> str:
+    """The name of one option as written: ``-I`` for ``-Iinc``, ``-arch`` for ``-arch=sm_90``,
+    ``-lineinfo`` for ``-lineinfo`` (not ``-l``)."""
+    return _split([option])[0][0]
+
+
 def include_dirs_in(options: Sequence[str]) -> list[str]:
     """The include directories ``options`` name with ``-I`` / ``--include-path``."""
     return [value for name, value, _written in _split(options) if name in ("-I", "--include-path")]

@@ -13,11 +13,17 @@ class Context:
     """Everything the cursor -> model functions need besides the cursor itself."""
 
     def __init__(
-        self, tu: ci.TranslationUnit, retained: frozenset[str], entry_point: str = ""
+        self,
+        tu: ci.TranslationUnit,
+        retained: frozenset[str],
+        entry_point: str = "",
+        default_device: bool = False,
     ) -> None:
         self.tu = tu
         self.retained = retained  # realpaths
         self.entry_point = entry_point  # the header as the caller named it
+        # Functions with no execution space are __device__ (NVRTC's -default-device).
+        self.default_device = default_device
         policy = ci.PrintingPolicy.create(tu.cursor)
         # Terse: no function bodies or class members in pretty-printed declarations, which we
         # read only for specifiers (constexpr, inline) and attribute names.

@@ -154,6 +154,7 @@ def parse_declarations_from_source(
     clang_binary: str | None = None,
     *,
     cccl_root: str | None = None,
+    default_device: bool = False,
 ) -> Declarations:
     """Parse a CUDA C++ header and return the declarations written in ``files_to_retain``.
 
@@ -165,7 +166,9 @@ def parse_declarations_from_source(
     ``cuda_header_mode`` parses a header of the CUDA toolkit itself (a vendored ``cuda.h``) as
     plain C++, without clang's CUDA wrapper, so its declarations are read from this copy and
     not from the toolkit's. ``clang_binary`` is accepted and ignored (with a warning): parsing
-    needs no clang executable here. Keyword-only: ``cccl_root`` overrides the CCCL headers.
+    needs no clang executable here. Keyword-only: ``cccl_root`` overrides the CCCL headers;
+    ``default_device`` reads functions with no execution space as ``__device__`` ones, as NVRTC
+    compiles them with ``-default-device`` (clang itself sees host functions).
 
     Raises FileNotFoundError for a missing header or include directory, ValueError for an
     unknown arch or C++ standard, and ParseError listing every clang error unless
@@ -215,7 +218,7 @@ def parse_declarations_from_source(
             len(errors),
         )
 
-    decls = extract(Context(tu, retained, entry_point))
+    decls = extract(Context(tu, retained, entry_point, default_device=default_device))
     decls.included_files = _included_files(source, tu, prelude_files)
     hidden = hidden_headers.hidden_headers(retained, tk.cudart_include)
     if hidden and not cuda_header_mode:

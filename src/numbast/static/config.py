@@ -87,6 +87,11 @@ class StaticConfig:
     # Not a YAML key either (NVIDIA's schema has none): parse what clang can read despite its
     # errors (ast_canopy's bypass_parse_error). Set by the import system's bypass-parse-error.
     bypass_parse_error: bool = False
+    # Not YAML keys: NVRTC options the header needs (numbast.core.nvrtc), and whether its
+    # functions with no execution space are device functions (NVRTC's -default-device, which
+    # the parser then follows). Set by the import system's nvrtc-options and default-device.
+    nvrtc_options: tuple[str, ...] = ()
+    default_device: bool = False
     # Not a YAML key: C++ types that other bindings modules bind, used here as those modules'
     # types (numbast.planning.type_refs.ExternalType). Set by the import system for modules that
     # use others (numbast.headers.cufp8 takes numbast.headers.cufp16's __half).
@@ -94,6 +99,12 @@ class StaticConfig:
     # Not a YAML key: the directory the module is written to (None: unknown), for the
     # config's path relative to the module in the module's provenance comment.
     output_dir: str | None = None
+
+    @property
+    def shim_nvrtc_options(self) -> tuple[str, ...]:
+        """What NVRTC compiles this module's shims with, beyond the one NVRTC environment."""
+        device = ("-default-device",) if self.default_device else ()
+        return (*device, *(o for o in self.nvrtc_options if o not in device))
 
     @property
     def output_filename(self) -> str:

@@ -244,7 +244,12 @@ def _shim_library_block(config: StaticConfig, embed_runtime: bool) -> str:
         "    _nb_rows.shims,\n"
         '    name=f"{__name__}_shims.cu",\n'
         f"    include_dirs={literal(config.clang_include_paths)},\n"
-        ")\n"
+        + (
+            f"    nvrtc_options={literal(config.shim_nvrtc_options)},\n"
+            if config.shim_nvrtc_options
+            else ""
+        )
+        + ")\n"
         "# The link object kernels get the shims from (they need no link=; NVIDIA's name).\n"
         '_numbast_shim_library.publish(globals(), "shim_obj")\n' + callbacks + entry
     )

@@ -66,6 +66,7 @@ def render_bindings(config: StaticConfig, *, embed_runtime: bool = True) -> Rend
             additional_includes=list(config.clang_include_paths),
             defines=list(config.predefined_macros),
             bypass_parse_error=config.bypass_parse_error,
+            default_device=config.default_device,
         )
         per_arch.append((arch, decls))
     merged = merge_declarations(per_arch, config.entry_point)
