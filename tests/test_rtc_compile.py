@@ -96,7 +96,10 @@ def test_get_function_looks_name_expressions_up_by_their_mangled_name():
     assert module.get_function("scale<float>") is function  # looked up once
 
 
-def test_options_in_nvcc_spelling_become_nvrtc_options():
+def test_options_in_nvcc_spelling_become_nvrtc_options(monkeypatch):
+    from numbast_import.rtc import options as rtc_options
+
+    monkeypatch.setattr(rtc_options, "_warned", set())  # warned once per process: afresh here
     with pytest.warns(DroppedOptionWarning, match="-O3"):
         options, arch = nvrtc_options(
             ["-use_fast_math", "-Xptxas", "-v", "-O3", "-I", "inc", "-arch", "sm_80", "-DN=4"]
