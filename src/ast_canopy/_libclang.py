@@ -53,6 +53,7 @@ def lib() -> object:
         ("clang_getClangVersion", [], ci._CXString),
         ("clang_Cursor_isInlineNamespace", [ci.Cursor], c_uint),
         ("clang_Cursor_isMacroFunctionLike", [ci.Cursor], c_uint),
+        ("clang_getNumArgTypes", [ci.Type], c_int),
         (
             "clang_getSpellingLocation",
             [
@@ -67,7 +68,23 @@ def lib() -> object:
     for item in extra:
         ci.register_function(handle, item, False)
     _install_fast_null_check()
+    _install_fast_enum_lookup()
     return handle
+
+
+def _install_fast_enum_lookup() -> None:
+    """cindex turns every kind id into its enum member with ``cls(id)``, which goes through
+    ``Enum.__call__``; the walk asks for a few hundred thousand kinds in a big header. The
+    member comes from the enum's own value map instead; anything the map lacks goes the old
+    way (and raises as before)."""
+
+    def from_id(cls: type, value: int) -> object:
+        try:
+            return cls._value2member_map_[value]
+        except (KeyError, TypeError):
+            return cls(value)
+
+    ci.BaseEnumeration.from_id = classmethod(from_id)  # type: ignore[method-assign,assignment]
 
 
 def _install_fast_null_check() -> None:
@@ -148,6 +165,12 @@ def is_inline_namespace(cursor: ci.Cursor) -> bool:
 def is_function_like_macro(cursor: ci.Cursor) -> bool:
     """True for ``#define F(x) ...``; False for an object-like macro (``#define PI 3.14f``)."""
     return bool(lib().clang_Cursor_isMacroFunctionLike(cursor))
+
+
+def argument_count(function_type: ci.Type) -> int:
+    """Parameters of a function type (-1 for one without a prototype); cindex's
+    ``argument_types()`` builds a class per call to answer the same."""
+    return lib().clang_getNumArgTypes(function_type)
 
 
 def unqualified(t: ci.Type) -> ci.Type:

@@ -181,7 +181,7 @@ def function_fields(
     if function_type.kind == ci.TypeKind.FUNCTIONPROTO:
         # Parameters of a function type written in the return type (`int (*f())(int)`) are
         # PARM_DECL children too, visited before the function's own, which come last.
-        count = len(function_type.argument_types())
+        count = _libclang.argument_count(function_type)
         param_cursors = param_cursors[len(param_cursors) - count :] if count else []
     params = tuple(_param(ctx, child) for child in param_cursors)
     head, text = _pretty_head(ctx, cursor)
