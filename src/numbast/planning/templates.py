@@ -43,15 +43,32 @@ _PARAMETER = re.compile(r"\b(?:type|value)-parameter-(\d+)-(\d+)")
 _IDENTIFIER = re.compile(r"(?<![\w:.])([A-Za-z_]\w*)")
 
 
+class ClassTemplateIndex(dict):
+    """Class template qualified names by their normalized spelling and by their last name.
+    Built once per header and handed to every row (a header with thousands of templates would
+    otherwise rebuild it for each: quadratic)."""
+
+    def __init__(self, qual_names: Iterable[str]) -> None:
+        names = list(qual_names)
+        super().__init__({normalize_cxx_name(q): q for q in names})
+        self.update({q.split("::")[-1]: q for q in names})
+        self.qual_names = names
+
+
 class TemplateNames:
     """The template parameters in scope (a class template's, then a member template's) and
     the class templates patterns can name."""
 
-    def __init__(self, params: Sequence[TemplateParam], class_templates: Iterable[str]) -> None:
+    def __init__(
+        self,
+        params: Sequence[TemplateParam],
+        class_templates: Iterable[str] | ClassTemplateIndex,
+    ) -> None:
         self.params = list(params)
         self.depths = [len(self.params)]  # where each nesting level's parameters start
-        self.class_templates = {normalize_cxx_name(q): q for q in class_templates}
-        self.class_templates.update({q.split("::")[-1]: q for q in class_templates})
+        if not isinstance(class_templates, ClassTemplateIndex):
+            class_templates = ClassTemplateIndex(class_templates)
+        self.class_templates = class_templates
 
     def nested(self, params: Sequence[TemplateParam]) -> TemplateNames:
         inner = TemplateNames((), ())
@@ -264,7 +281,8 @@ def class_template_row(
     if reason is not None:
         raise BindingError(reason)
     record = templ.record
-    class_templates = list(class_templates)
+    if not isinstance(class_templates, ClassTemplateIndex):
+        class_templates = ClassTemplateIndex(class_templates)  # used for each partial too
     names = TemplateNames(templ.template_parameters, class_templates)
     fields = tuple((f.name, type_row(f.type_, names)) for f in record.fields if not f.is_bitfield)
     public = tuple(f.name for f in record.fields if f.access is Access.PUBLIC and not f.is_bitfield)

@@ -36,6 +36,7 @@ from numbast.planning.descriptions import (
 )
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.templates import (
+    ClassTemplateIndex,
     alias_template_row,
     class_template_row,
     function_template_row,
@@ -89,7 +90,12 @@ class _Planner:
         ]
         # class template -> ((argument spellings), struct index) of its specializations
         self.specializations: dict[str, list[tuple[tuple[str, ...], int]]] = {}
-        self.class_template_names = [t.qual_name for t in merged.decls.class_templates]
+        self.class_template_names = ClassTemplateIndex(
+            t.qual_name for t in merged.decls.class_templates
+        )
+        self._instance_templates = {
+            normalize_cxx_name(q): q for q in self.class_template_names.qual_names
+        }
         self.table.instance_fallbacks.append(self.instance_ref)
 
     # -- reporting ------------------------------------------------------------------------
@@ -251,12 +257,10 @@ class _Planner:
         from ast_canopy.spelling import split_template_arguments
 
         name = normalize_cxx_name(spelling)
-        template = name[: name.find("<")].strip()
-        for qual_name in self.class_template_names:
-            if normalize_cxx_name(qual_name) == template:
-                arguments = split_template_arguments(name)
-                return TypeRef(("instance", qual_name, arguments), name)
-        return None
+        qual_name = self._instance_templates.get(name[: name.find("<")].strip())
+        if qual_name is None:
+            return None
+        return TypeRef(("instance", qual_name, split_template_arguments(name)), name)
 
     def plan_class_templates(self, decls) -> None:
         excluded = set(self.config.exclude_structs)
