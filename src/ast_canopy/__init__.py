@@ -40,7 +40,6 @@ __all__ = [  # noqa: F822  (resolved lazily by __getattr__)
     "ClassTemplatePartialSpecialization",
     "AliasTemplate",
     "ConstExprVar",
-    "MacroConstant",
 ]
 
 # name -> submodule that defines it; resolved on first attribute access (PEP 562), so importing
@@ -49,7 +48,7 @@ __all__ = [  # noqa: F822  (resolved lazily by __getattr__)
 _MODEL = (
     "Access AliasTemplate BaseClass ClassTemplate ClassTemplatePartialSpecialization "
     "ClassTemplateSpecialization ConstExprVar Declarations ExecutionSpace Field Function "
-    "FunctionTemplate MacroConstant Method MethodKind ParamVar Struct Template TemplateParam "
+    "FunctionTemplate Method MethodKind ParamVar Struct Template TemplateParam "
     "TemplateParamKind Type Typedef TypeKind"
 ).split()
 _LAZY = {
