@@ -4,7 +4,11 @@
    are made before timing; target < 2 ms), and then ``get_function`` (loads the module);
 2. ``SourceModule(source)`` again in one process, from the in-process memo (target < 50 us);
 3. host time per launch of ``prepared_call`` and ``Function.__call__`` against CuPy's
-   ``RawKernel`` on the same kernel (targets: at most 1.0x and 1.5x of CuPy).
+   ``RawKernel`` on the same kernel (targets: at most 1.0x and 1.5x of CuPy);
+4. ``gpuarray.to_gpu`` + ``ElementwiseKernel``: the first call in a fresh process with the
+   kernel in the disk cache (target < 5 ms; CuPy's ElementwiseKernel from its own disk cache
+   beside it), and host time per call against CuPy's ``ElementwiseKernel`` on the same
+   operation and arrays of the same size (target <= 1.1x CuPy).
 
     python benchmarks/rtc.py [--processes 9] [--launches 200] [--rounds 21]
 """
@@ -43,15 +47,118 @@ print(json.dumps({"construct": t1 - t0, "get_function": t2 - t1,
 """
 
 
-def fresh_process_times(processes: int, env: dict[str, str]) -> list[dict]:
+ELEMENTWISE = ("float a, float *x, float *y", "y[i] = a*x[i] + y[i]", "axpy_elwise")
+CUPY_ELEMENTWISE = ("float32 a, float32 x", "float32 y", "y = a * x + y", "axpy_elwise")
+
+CHILD_ELEMENTWISE = """
+import json, sys, time
+import numpy as np
+import numbast_import.autoinit
+import numbast_import.driver as drv
+from numbast_import import gpuarray
+from numbast_import.elementwise import ElementwiseKernel
+arguments, operation, name = json.loads(sys.argv[1])
+x = gpuarray.to_gpu(np.ones(4096, np.float32))
+y = gpuarray.zeros(4096, np.float32)
+drv.Context.synchronize()
+t0 = time.perf_counter()
+kernel = ElementwiseKernel(arguments, operation, name)
+kernel(np.float32(2), x, y)
+t1 = time.perf_counter()
+drv.Context.synchronize()
+t2 = time.perf_counter()
+assert (y.get() == 2).all()
+result = {"first_call": t1 - t0, "first_call_synchronized": t2 - t0}
+try:
+    import cupy
+except ImportError:
+    cupy = None
+if cupy is not None:
+    in_params, out_params, cupy_operation, cupy_name = json.loads(sys.argv[2])
+    cx = cupy.ones(4096, cupy.float32)
+    cy = cupy.zeros(4096, cupy.float32)
+    cupy.cuda.Device().synchronize()
+    t0 = time.perf_counter()
+    cupy.ElementwiseKernel(in_params, out_params, cupy_operation, cupy_name)(
+        np.float32(2), cx, cy)
+    result["cupy_first_call"] = time.perf_counter() - t0
+print(json.dumps(result))
+"""
+
+
+def fresh_process_times(
+    processes: int, env: dict[str, str], child: str = CHILD, arguments: tuple[str, ...] = (SOURCE,)
+) -> list[dict]:
     results = []
     for _ in range(processes):
         done = subprocess.run(
-            [sys.executable, "-c", CHILD, SOURCE], env=env, capture_output=True, text=True,
+            [sys.executable, "-c", child, *arguments],
+            env=env,
+            capture_output=True,
+            text=True,
             check=True,
-        )  # fmt: skip
+        )
         results.append(json.loads(done.stdout.strip().splitlines()[-1]))
     return results
+
+
+def elementwise_times(options: argparse.Namespace, env: dict[str, str]) -> list[str]:
+    """Part 4: lines to print."""
+    import numpy as np
+
+    import numbast_import.driver as drv
+    from numbast_import import gpuarray
+    from numbast_import.elementwise import ElementwiseKernel
+
+    arguments = (json.dumps(ELEMENTWISE), json.dumps(CUPY_ELEMENTWISE))
+    # the first process compiles (both caches); the others find the kernel on disk
+    fresh_process_times(1, env, CHILD_ELEMENTWISE, arguments)
+    fresh = fresh_process_times(options.processes, env, CHILD_ELEMENTWISE, arguments)
+    first = statistics.median(r["first_call"] for r in fresh)
+    lines = [
+        f"ElementwiseKernel first call from disk cache, fresh process: {first * 1e3:.3f} ms "
+        f"median of {options.processes} (target < 5 ms); with the kernel finished: "
+        f"{statistics.median(r['first_call_synchronized'] for r in fresh) * 1e3:.3f} ms"
+    ]
+    if "cupy_first_call" in fresh[0]:
+        cupy_first = statistics.median(r["cupy_first_call"] for r in fresh)
+        lines.append(
+            f"  CuPy ElementwiseKernel first call from its disk cache: {cupy_first * 1e3:.3f} ms"
+        )
+
+    n = 1 << 12
+    host = np.ones(n, np.float32)
+    kernel = ElementwiseKernel(*ELEMENTWISE)
+    x, y = gpuarray.to_gpu(host), gpuarray.zeros(n, np.float32)
+    a = np.float32(2.0)
+    sync = drv.Context.synchronize
+    times = {
+        "gpuarray.to_gpu": per_call(lambda: gpuarray.to_gpu(host), 50, options.rounds, sync),
+        "ElementwiseKernel": per_call(
+            lambda: kernel(a, x, y), options.launches, options.rounds, sync
+        ),
+    }
+    calls = options.launches * options.rounds  # each adds 2 to every element of y
+    try:
+        import cupy
+    except ImportError:
+        cupy = None
+    if cupy is not None:
+        cupy_kernel = cupy.ElementwiseKernel(*CUPY_ELEMENTWISE)
+        cx, cy = cupy.asarray(host), cupy.zeros(n, cupy.float32)
+        cupy_sync = cupy.cuda.Device().synchronize
+        times["CuPy asarray"] = per_call(lambda: cupy.asarray(host), 50, options.rounds, cupy_sync)
+        times["CuPy ElementwiseKernel"] = per_call(
+            lambda: cupy_kernel(a, cx, cy), options.launches, options.rounds, cupy_sync
+        )
+        assert (cupy.asnumpy(cy) == 2.0 * calls).all(), "wrong CuPy results"
+    assert (y.get() == 2.0 * calls).all(), "wrong results: the timings are void"
+    for name, seconds in times.items():
+        lines.append(f"host time per call, {name}: {seconds * 1e6:.2f} us")
+    if "CuPy ElementwiseKernel" in times:
+        ratio = times["ElementwiseKernel"] / times["CuPy ElementwiseKernel"]
+        lines.append(f"ratio ElementwiseKernel / CuPy: {ratio:.2f} (target <= 1.1)")
+    return lines
 
 
 def per_call(fn, calls: int, rounds: int, sync) -> float:
@@ -155,6 +262,7 @@ def main() -> None:
         launches_on_y = 2 * options.launches * options.rounds
         got = drv.from_device(y, (n,), np.float32)
         assert np.all(got == 2.0 * launches_on_y), "wrong results: the timings are void"
+        elementwise_lines = elementwise_times(options, env)
 
     print(f"first compile (NVRTC, fills the cache): {first_compile * 1e3:.1f} ms")
     print(
@@ -173,6 +281,8 @@ def main() -> None:
             f"ratio Function.__call__ / CuPy: {results['Function.__call__'] / base:.2f} "
             "(target <= 1.5)"
         )
+    for line in elementwise_lines:
+        print(line)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 
 The repository's pyproject.toml maps the module name to the header::
 
-    [tool.numbast-import.headers]
-    demo = { header = "examples/demo.cuh", types = { __myfloat16 = "Number" },
-             data-models = { __myfloat16 = "PrimitiveModel" } }
+    [tool.numbast-import.headers.demo]
+    header = "examples/demo.cuh"
+    types = { __myfloat16 = "Number" }
+    data-models = { __myfloat16 = "PrimitiveModel" }
 
 The first run parses the header, generates the bindings, compiles their shims to LTO-IR and
 caches all three (``numbast-cache list`` shows the entry); later runs load them from the cache.

@@ -49,6 +49,10 @@ def entry_key(
     options = {k: v for k, v in mapping.static_mapping(arch).items() if k != "GPU Arch"}
     if mapping.uses:
         options["uses"] = list(mapping.uses)
+    if mapping.nvrtc_options:
+        options["nvrtc-options"] = list(mapping.nvrtc_options)
+    if mapping.default_device is not None:
+        options["default-device"] = mapping.default_device
     components = lookup_components(
         module_name,
         mapping.header,
@@ -120,27 +124,45 @@ def generate(
         from numbast_import.uses import external_types
 
         config = replace(config, external_types=external_types(mapping.uses))
-    rendered = _render(config, mapping, module_name)
-    source = rendered.source
-    filename = bindings_filename(entry_dir, module_name)
-    code = compile(source, filename, "exec")
-    preamble = rendered.preamble
-    if preamble is None:
-        preamble = _evaluated_preamble(config, mapping, module_name, filename)
-    try:
-        compiled = compile_shims_to_ltoir(
-            preamble,
-            rendered.shims,
-            f"{module_name}_shims.cu",
-            arch,
-            config.clang_include_paths,
-        )
-    except ShimCompileError as exc:
-        raise ShimCompileImportError(
-            f"cannot import {module_name}: {exc}\n(mapped in {mapping.source})"
-        ) from None
+    while True:
+        rendered = _render(config, mapping, module_name)
+        source = rendered.source
+        filename = bindings_filename(entry_dir, module_name)
+        code = compile(source, filename, "exec")
+        preamble = rendered.preamble
+        if preamble is None:
+            preamble = _evaluated_preamble(config, mapping, module_name, filename)
+        try:
+            compiled = compile_shims_to_ltoir(
+                preamble,
+                rendered.shims,
+                f"{module_name}_shims.cu",
+                arch,
+                config.clang_include_paths,
+                config.shim_nvrtc_options,
+            )
+        except ShimCompileError as exc:
+            if exc.wants_default_device and mapping.default_device is None:
+                if not config.default_device:
+                    config = _with_default_device(config, module_name)
+                    continue
+            raise ShimCompileImportError(
+                f"cannot import {module_name}: {exc}\n{_fix(exc, mapping)}"
+                f"(mapped in {mapping.source})"
+            ) from None
+        break
     from ast_canopy.cache import is_parser_file
     from numbast.static.coverage import summarize
+    from numbast_import.template_coverage import compile_template_probes
+
+    probes = compile_template_probes(
+        rendered.template_probes,
+        preamble,
+        f"{module_name}_template_probes.cu",
+        arch,
+        config.clang_include_paths,
+        config.shim_nvrtc_options,
+    )
 
     read = [p for p in (mapping.header, *rendered.included_files) if not is_parser_file(p)]
     return BuildOutput(
@@ -154,10 +176,37 @@ def generate(
         notes={
             "included_stamps": included_file_stamps(read, started),
             "shims_left_out": list(compiled.left_out),
-            "coverage": summarize(rendered.decisions, compiled.errors),
+            "shims_rejected": dict(compiled.errors),
+            "coverage": summarize(rendered.decisions, compiled.errors, probes),
             "project": mapping.pyproject or mapping.source,
             "regenerate": regenerate,
         },
+    )
+
+
+def _with_default_device(config, module_name: str):
+    """``config`` with -default-device: NVRTC asks for it (functions without an execution
+    space), so the header is parsed again reading them as device functions, as NVRTC will."""
+    from dataclasses import replace
+
+    logger.info(
+        "%s: NVRTC rejects functions without an execution space; binding the header with "
+        "-default-device (default-device = true in its mapping skips this first attempt)",
+        module_name,
+    )
+    return replace(config, default_device=True)
+
+
+def _fix(exc, mapping: HeaderMapping) -> str:
+    """How to make NVRTC compile the header, for the import error."""
+    if exc.wants_default_device and mapping.default_device is False:
+        return (
+            "NVRTC asks for -default-device: remove default-device = false from the mapping "
+            "(or set it true)\n"
+        )
+    return (
+        "Check the mapping's defines, include-dirs and nvrtc-options (NVRTC finds stand-ins for "
+        "the C and C++ standard headers, docs/nvrtc.md)\n"
     )
 
 

@@ -29,12 +29,11 @@ from numbast_import.project_cache import resolve, stale_reason
 
 
 def cmd_dir(ctx: Context, args) -> int:
-    found = ctx.records()
     data = {
         "root": str(ctx.root),
         "layers": [str(layer) for layer in ctx.layers],
         "parser": str(ctx.root / PARSER_DIR),
-        "size": inventory.total_size(r for r in found if not r.read_only),
+        "size": inventory.tree_size(ctx.root),  # everything, leftovers of dead writers too
     }
     lines = [f"{ctx.root} ({human_size(data['size'])})"]
     lines += [f"{layer} (read-only layer)" for layer in ctx.layers]
@@ -43,7 +42,7 @@ def cmd_dir(ctx: Context, args) -> int:
 
 
 def cmd_list(ctx: Context, args) -> int:
-    found = ctx.records()
+    found = ctx.records()  # template instances are part of their header entry
     if ctx.as_json:
         ctx.emit([r.as_json() for r in found], "")
         return OK
@@ -54,7 +53,7 @@ def cmd_list(ctx: Context, args) -> int:
     wide = getattr(args, "wide", False)
     for r in found:
         name = r.name + (" (read-only)" if r.read_only else "")
-        name += " (damaged)" if r.problems else ""
+        name += " (damaged)" if r.problems else " (obsolete)" if r.obsolete else ""
         created = r.created or r.used
         project, header = r.project or "-", r.header or "-"
         if not wide:  # the project's directory, and the header relative to it
@@ -65,8 +64,7 @@ def cmd_list(ctx: Context, args) -> int:
             + (human_size(r.size), human_age(created), (r.digest or "")[: 64 if wide else 12])
         )
     print(table(rows) if wide else table(rows, terminal_width(), cuttable=((2, 3), (1,))))
-    total = inventory.total_size(r for r in found if not r.read_only)
-    print(f"{len(found)} items, {human_size(total)} in {ctx.root}")
+    print(f"{len(found)} items, {human_size(inventory.tree_size(ctx.root))} in {ctx.root}")
     return OK
 
 
@@ -156,14 +154,16 @@ def _remove(ctx: Context, targets: list[Record]) -> list[Record]:
 def cmd_prune(ctx: Context, args) -> int:
     leftovers = inventory.remove_leftovers(ctx.root) if ctx.root.is_dir() else []
     writable = [r for r in ctx.records(verify=True) if not r.read_only]
-    targets = [r for r in writable if r.problems]
-    kept = [r for r in writable if not r.problems]
+    targets = [r for r in writable if r.problems or r.obsolete]
+    kept = [r for r in writable if not (r.problems or r.obsolete) and r.kind != "instance"]
     if args.older_than is not None:
         cutoff = time.time() - args.older_than * 86400
         targets += [r for r in kept if r.used < cutoff]
         kept = [r for r in kept if r.used >= cutoff]
     if args.max_size is not None:
-        total = inventory.total_size(kept)
+        # Everything on disk counts, not only what can be evicted (the parser's toolkit
+        # layout, memos, live builders' files).
+        total = inventory.tree_size(ctx.root) - inventory.total_size(targets)
         for record in sorted(kept, key=lambda r: r.used):
             if total <= args.max_size:
                 break
@@ -174,7 +174,7 @@ def cmd_prune(ctx: Context, args) -> int:
     if legacy is not None:
         shutil.rmtree(legacy, ignore_errors=True)
         leftovers.append(legacy)
-    remaining = inventory.total_size(r for r in ctx.records() if not r.read_only)
+    remaining = inventory.tree_size(ctx.root)
     data = {
         "root": str(ctx.root),
         "removed": [r.as_json() for r in removed],
@@ -202,12 +202,26 @@ def cmd_warm(ctx: Context, args) -> int:
         line += f": {result.entry}" if result.entry else ""
         line += f": {result.message}" if result.message else ""
         lines.append(line)
+    if not args.arch and any(_lacks_an_arch(ctx, r) for r in results):
+        lines.append("numbast-cache: building needs an arch: give --arch sm_90 (or sm_80,sm_90)")
     ctx.emit([r.as_json() for r in results], "\n".join(lines))
     return PROBLEM if any(r.status == "failed" for r in results) else OK
 
 
+def _lacks_an_arch(ctx: Context, result) -> bool:
+    """Whether ``result`` failed because no arch could be chosen (a mapped module, no GPU, no
+    NUMBAST_IMPORT_ARCH, no pin)."""
+    if result.status != "failed" or result.arch is not None:
+        return False
+    try:
+        module = resolve(result.name, ctx.project)
+    except HeaderImportError:
+        return False
+    return ctx.import_arch(module)[0] is None
+
+
 def cmd_verify(ctx: Context, args) -> int:
-    checked = [r for r in ctx.records(verify=True) if r.kind in ("header", "rtc")]
+    checked = [r for r in ctx.records(verify=True) if not r.obsolete]
     bad = [r for r in checked if r.problems]
     data = {
         "checked": len(checked),

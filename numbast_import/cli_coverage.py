@@ -103,12 +103,16 @@ def coverage_text(data: dict[str, Any]) -> str:
         )
         for row in rows
     ]
-    functions = data["device_functions"]
-    percent = "-" if functions["percent"] is None else f"{functions['percent']}%"
-    lines.append(
-        f"device-callable free functions and operators: {functions['bound']} of "
-        f"{functions['found']} bound ({percent}; excluded and host-only ones not counted)"
-    )
+    callables = data.get("device_callables")
+    if callables is not None:
+        lines.append(
+            f"device-callable declarations (functions, operators, methods, templates): "
+            f"{_ratio(callables)}"
+        )
+    lines.append(f"  free functions and operators: {_ratio(data['device_functions'])}")
+    for kind, counts in sorted(data["kinds"].items()):
+        for what, instance in sorted(counts.get("instances", {}).items()):
+            lines.append(f"  {kind} {what}: bound (an instance compiles: {instance})")
     for outcome, title in (("skipped", "not bound"), ("excluded", "excluded by the mapping")):
         listed = [
             (kind, item)
@@ -123,3 +127,11 @@ def coverage_text(data: dict[str, Any]) -> str:
                 for kind, item in listed
             ]
     return "\n".join(lines)
+
+
+def _ratio(counts: dict[str, Any]) -> str:
+    percent = "-" if counts["percent"] is None else f"{counts['percent']}%"
+    return (
+        f"{counts['bound']} of {counts['found']} bound ({percent}; excluded and host-only "
+        "ones not counted)"
+    )

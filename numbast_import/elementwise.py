@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from numbast_import.rtc import launch_shapes
+from numbast_import.rtc.array_operators import ArrayOperators
 from numbast_import.rtc.dtypes import (
     Argument,
     ScalarArg,
@@ -192,11 +193,10 @@ def get_elwise_kernel(
 def vector_pointer(array: Any) -> int:
     """The device address of a vector argument: a GPUArray, an int, or anything with
     ``__cuda_array_interface__``; non-contiguous arrays are refused."""
-    pointer = getattr(array, "_pointer", None)  # GPUArray: checked when it was made
-    if pointer is not None:
+    if isinstance(array, ArrayOperators):  # a GPUArray: contiguity known since it was made
         if not array._contiguous:
             raise ValueError("elementwise kernels cannot deal with non-contiguous arrays")
-        return pointer
+        return array._pointer
     from numbast_import.rtc.memory import device_pointer
 
     interface = getattr(array, "__cuda_array_interface__", None)
@@ -241,16 +241,17 @@ class ElementwiseKernel:
         )
         self._vector_flags = tuple(isinstance(a, VectorArg) for a in self.arguments)
         self._first_vector = self._vector_flags.index(True)
-        self._kernels: dict[tuple[int, bool], Any] = {}
+        self._kernels: dict[bool, Any] = {}
 
     def _kernel(self, use_range: bool) -> Any:
-        from numbast_import.rtc.memoize import current_context_key
-
-        key = (current_context_key(), use_range)
-        found = self._kernels.get(key)
+        # One kernel per form for every context: a module loads as a context-independent
+        # library (cuLibraryLoad), as PyCUDA's ElementwiseKernel keeps one per instance.
+        found = self._kernels.get(use_range)
         if found is None:
             kwargs = dict(self.gen_kwargs, arguments=list(self.arguments))
-            found = self._kernels[key] = get_elwise_kernel_and_types(use_range=use_range, **kwargs)
+            found = self._kernels[use_range] = get_elwise_kernel_and_types(
+                use_range=use_range, **kwargs
+            )
         return found
 
     def source(self, use_range: bool = False) -> str:

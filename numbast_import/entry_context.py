@@ -36,9 +36,14 @@ class EntryContext:
         self.arch = arch
         self.include_dirs = list(include_dirs)
         # None: in memory (an entry built in memory has no directory to keep them in).
-        self.instances = EntryInstances(entry.path, arch) if entry.path is not None else None
+        self.instances = (
+            EntryInstances(entry.path, arch, entry.read_only) if entry.path is not None else None
+        )
         self._ltoir = entry.read(SHIM_LTOIR)
         self._source = entry.read(SHIM_SOURCE).decode()
+        # Shim -> NVRTC's message for those left out of the LTO-IR (kernels calling one are
+        # refused with it).
+        self._rejected = dict(entry.manifest.get("shims_rejected") or {})
 
     def use_compiled_shims(self, library: Any) -> None:
         """Kernels link the entry's LTO-IR (with the shims of template instances, when they use
@@ -49,6 +54,7 @@ class EntryContext:
             self.arch,
             self.instances.compile_unit if self.instances is not None else None,
         )
+        library.reject_shims(self._rejected)
 
     def kernels(self, module_name: str, rows: Sequence[Any], preamble: str) -> dict[str, Any]:
         """The header's ``__global__`` functions, launched from the host (compiled when used)."""

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from numbast_import.errors import ImportConfigError
+from numbast_import.mapping_nvrtc import nvrtc_option_problem
 
 DOCS = "docs/import_system.md"
 
@@ -46,7 +47,7 @@ KEBAB_TO_STATIC: dict[str, tuple[str, ...]] = {
     "function-argument-intents": ("Function Argument Intents",),
 }
 # Keys of the table form that are not static-config keys.
-OWN_KEYS = ("header", "sha256", "bypass-parse-error")
+OWN_KEYS = ("header", "sha256", "bypass-parse-error", "nvrtc-options", "default-device")
 HEADER_KEYS = (*OWN_KEYS, *KEBAB_TO_STATIC)
 STATIC_TO_KEBAB = {".".join(path): key for key, path in KEBAB_TO_STATIC.items()}
 STATIC_TO_KEBAB["Entry Point"] = "header"
@@ -82,6 +83,9 @@ class HeaderMapping:
     # Modules whose bound types this header's declarations use (numbast.headers.cufp8 uses
     # numbast.headers.cufp16's __half): imported first, in this order. Built-in modules only.
     uses: tuple[str, ...] = ()
+    # NVRTC options as written (nvcc's spelling), and -default-device (None: detected).
+    nvrtc_options: tuple[str, ...] = ()
+    default_device: bool | None = None
 
     def static_mapping(self, arch: str) -> dict[str, Any]:
         """The static-binding config mapping for ``arch``, with absolute paths."""
@@ -107,10 +111,14 @@ class HeaderMapping:
         except ConfigError as exc:
             problems = kebab_problems(exc.problems)
             raise ImportConfigError(problems_message(self.source, problems)) from None
+        from numbast_import.mapping_nvrtc import translated_nvrtc_options
+
         return replace(
             config,
             bypass_parse_error=self.bypass_parse_error,
             regenerate_command=regenerate_command,
+            nvrtc_options=translated_nvrtc_options(self.nvrtc_options, self.source),
+            default_device=bool(self.default_device),
         )
 
     def check_pin(self) -> None:
@@ -184,6 +192,8 @@ def header_mapping(
         sha256=entry.get("sha256"),
         bypass_parse_error=bool(entry.get("bypass-parse-error", False)),
         pyproject=pyproject,
+        nvrtc_options=tuple(entry.get("nvrtc-options", ())),
+        default_device=entry.get("default-device"),
     )
 
 
@@ -312,7 +322,7 @@ def _prefixes(key: str, value: Any, base_dir: str) -> list[str]:
     return _strings('["prefix_"] or "prefix_"')(key, value, base_dir)
 
 
-def _intents(key: str, value: Any, base_dir: str, methods: bool = True) -> list[str]:
+def _intents(key: str, value: Any, base_dir: str) -> list[str]:
     example = f'{key} = {{ my_divmod = {{ remainder = "out_return" }} }}'
     if not isinstance(value, Mapping):
         return [f"{key} is {_type_name(value)}, not a table; write {example}"]
@@ -322,12 +332,8 @@ def _intents(key: str, value: Any, base_dir: str, methods: bool = True) -> list[
             problems.append(f"{key}.{function} must map parameters to intents; write {example}")
             continue
         for param, intent in params.items():
-            if methods and isinstance(intent, Mapping) and set(intent) != {"intent"}:
-                # NVIDIA's nested form for methods: class -> method -> parameter -> intent
-                problems += _intents(f"{key}.{function}", {param: intent}, base_dir, False)
-                continue
-            if isinstance(intent, Mapping):
-                intent = intent.get("intent")
+            if isinstance(intent, Mapping) and set(intent) == {"intent"}:
+                intent = intent["intent"]
             if intent not in _INTENTS:
                 problems.append(
                     f"{key}.{function}.{param} = {intent!r} is not an intent; use one of "
@@ -359,6 +365,8 @@ _CHECKS: dict[str, Callable[[str, Any, str], list[str]]] = {
         lambda v: None if re.fullmatch(r"[0-9a-fA-F]{64}", v) else "is not 64 hex digits",
     ),
     "bypass-parse-error": _scalar((bool,), "true"),
+    "nvrtc-options": _strings('["-use_fast_math"]', nvrtc_option_problem),
+    "default-device": _scalar((bool,), "true"),
     "retain": _paths('["include/x_impl.hpp"]', os.path.isfile, "file"),
     "name": _scalar((str,), '"my bindings"'),
     "version": _scalar((str, int, float), '"1.0"'),

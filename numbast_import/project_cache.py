@@ -69,10 +69,12 @@ def stale_reason(record: Record, project: ProjectConfig, current_arch: str | Non
     from changed or is gone; or it is an entry of one of the project's modules that the
     module's current key no longer names (its options, the toolkit or a package version
     changed, or it is for another arch than the one imports use now)."""
-    if record.kind != "header":
-        return None
-    if record.manifest is None or record.problems:
+    if record.problems:
         return "damaged: " + "; ".join(record.problems)
+    if record.obsolete:
+        return "written in an earlier format, which no lookup reads"
+    if record.kind != "header" or record.manifest is None:
+        return None
     changed = included_file_differences(
         record.manifest["included_files"], record.manifest.get("included_stamps")
     )

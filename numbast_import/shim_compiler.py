@@ -3,27 +3,44 @@
 numba-cuda would otherwise compile the shims with NVRTC again in every process and for every
 kernel. NVRTC needs no GPU to make LTO-IR, so this also works on a build machine.
 
-Numba compiles only the shims a kernel uses, so a module may carry shims that NVRTC rejects
-(a declaration clang accepted that NVRTC's view of the header lacks) and still work for every
-other binding. Compiling all of them at once must keep that property: shims NVRTC reports
-errors in are left out and compiling is retried; a kernel that calls one of them then fails to
-link, naming the shim's symbol, much as it would have failed to compile without the cache.
+A header clang accepts can still have declarations NVRTC rejects once a shim uses them (an
+inline function declared but never defined, a template whose body does not compile for the
+instance bound). Such a shim is left out, with NVRTC's message, and the others compiled again;
+never the whole import. Errors name their shim (``nvrtc_diagnostics``: each shim is a file of
+its own to NVRTC); an error that names none (reported at a line of the header) is first matched
+by name, then the shims are split in halves, compiled with a precompiled header, until each
+such error is pinned to a shim. Only when the header alone does not compile is the import
+refused, with NVRTC's log. There is no round limit: every round leaves a shim out or ends.
 """
 
 from __future__ import annotations
 
 import logging
-import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from numbast_import.nvrtc_diagnostics import (
+    Diagnostic,
+    errors_in,
+    shims_calling_undefined,
+    shims_named,
+)
+
 logger = logging.getLogger(__name__)
 
-MAX_ATTEMPTS = 4
+# Lines of NVRTC's log quoted in an error message (the whole log is the exception's ``log``).
+QUOTED_LOG_LINES = 60
 
 
 class ShimCompileError(RuntimeError):
-    """NVRTC rejected the shims of a header's bindings."""
+    """NVRTC rejected the header itself; ``log`` is NVRTC's whole log, ``wants_default_device``
+    whether it asks for ``-default-device`` (functions without an execution space)."""
+
+    def __init__(self, message: str, log: str = "", wants_default_device: bool = False) -> None:
+        super().__init__(message)
+        self.log = log
+        self.wants_default_device = wants_default_device
 
 
 @dataclass(frozen=True)
@@ -31,13 +48,14 @@ class CompiledShims:
     source: str  # the translation unit that was compiled
     ltoir: bytes
     left_out: tuple[str, ...]  # shims NVRTC rejected
-    errors: dict[str, str] = field(default_factory=dict)  # left-out shim -> NVRTC's first error
+    errors: dict[str, str] = field(default_factory=dict)  # left-out shim -> NVRTC's message
 
 
 def shim_unit(preamble: str, shims: Sequence[tuple[str, str]]) -> str:
-    """The translation unit as ``ShimLibrary.full_source`` writes it."""
-    body = "\n".join(text for _name, text in shims)
-    return f"{preamble}\n\n{body}\n"
+    """The translation unit: the preamble, then each shim as a file of its own to NVRTC's
+    messages (``#line``), then the unit's own name again for whatever follows."""
+    body = "".join(f'#line 1 "{name}"\n{text}\n' for name, text in shims)
+    return f"{preamble}\n\n{body}" + ('#line 1 "shims"\n' if shims else "")
 
 
 def compile_shims_to_ltoir(
@@ -46,84 +64,134 @@ def compile_shims_to_ltoir(
     name: str,
     arch: str,
     include_dirs: Sequence[str] = (),
+    nvrtc_options: Sequence[str] = (),
 ) -> CompiledShims:
-    """LTO-IR of the preamble and ``shims`` for ``arch``; ``include_dirs`` come after the
-    toolkit's. Raises ShimCompileError when the preamble itself (the header) does not compile."""
+    """LTO-IR of the preamble and ``shims`` for ``arch``, leaving out the shims NVRTC rejects;
+    ``include_dirs`` come first on the include path, ``nvrtc_options`` last (the header's own:
+    ``-default-device``). Raises ShimCompileError when the header itself does not compile."""
+    from numbast.core.nvrtc import unit_options
+
+    options = unit_options(arch, lto=True, user_dirs=include_dirs, extra=nvrtc_options)
+    compiler = _Compiler(preamble, name, options)
     kept = list(shims)
-    left_out: list[str] = []
     errors: dict[str, str] = {}
-    for _attempt in range(MAX_ATTEMPTS):
+    while True:
         source = shim_unit(preamble, kept)
-        log = _compile(source, name, arch, include_dirs)
-        if isinstance(log, bytes):
-            if left_out:
+        ltoir, log = compiler.compile(source)
+        if ltoir is not None:
+            if errors:
                 # Logged, not warned: toolkit headers have a few such shims that users cannot
-                # fix; the manifest lists them too (numbast-cache show).
+                # fix; coverage lists them with NVRTC's message (numbast-cache coverage).
                 logger.info(
-                    "%s: NVRTC rejected %d shims, left out of the cached LTO-IR (kernels calling "
-                    "them fail to link): %s",
-                    name,
-                    len(left_out),
-                    ", ".join(left_out),
-                )
-            return CompiledShims(source, log, tuple(left_out), errors)
-        bad = _shims_with_errors(log, name, preamble, kept)
-        if not bad:
-            raise ShimCompileError(
-                f"NVRTC could not compile the shims {name} for {arch} (the errors are in the "
-                f"header's include, not in a shim):\n{log}\nCheck that the header compiles "
-                "with NVRTC (defines and include-dirs in [tool.numbast-import])"
-            )
-        left_out += list(bad)
-        errors.update({shim_name: message for shim_name, (_text, message) in bad.items()})
-        kept = [shim for shim in kept if shim[0] not in bad]
-    raise ShimCompileError(
-        f"NVRTC kept rejecting the shims {name} for {arch} after leaving out {len(left_out)}"
-    )
+                    "%s: NVRTC rejected %d shims, left out (kernels calling them cannot be "
+                    "compiled): %s", name, len(errors), ", ".join(errors),
+                )  # fmt: skip
+            return CompiledShims(source, ltoir, tuple(errors), errors)
+        rejected = compiler.rejected_shims(kept, log)
+        if not rejected:  # cannot happen unless NVRTC contradicts itself; never loop
+            raise compiler.header_error(log, "NVRTC kept rejecting the shims")
+        errors.update(rejected)
+        kept = [shim for shim in kept if shim[0] not in rejected]
 
 
-def _compile(source: str, name: str, arch: str, include_dirs: Sequence[str]) -> bytes | str:
-    """The LTO-IR, or NVRTC's error log."""
-    from cuda.core import Program, ProgramOptions
-    from cuda.core._utils.cuda_utils import NVRTCError
+class _Compiler:
+    """NVRTC for one module's shims: whole units, and the smaller ones that pin errors. After
+    a first failure every compile asks NVRTC to precompile the header once and reuse it (when
+    this NVRTC can): the rounds and probes that follow differ only in their shims."""
 
-    from ast_canopy.toolkit import cuda_include_dirs
+    def __init__(self, preamble: str, name: str, options: list[str]) -> None:
+        self.preamble = preamble
+        self.name = name
+        self.options = options
+        self._failed = False
 
-    options = ProgramOptions(
-        name=name,
-        arch=arch,
-        link_time_optimization=True,
-        relocatable_device_code=True,
-        std="c++17",
-        include_path=[*cuda_include_dirs(), *include_dirs],
-    )
-    logger.info("compiling %s for %s with NVRTC", name, arch)
-    try:
-        return bytes(Program(source, "c++", options=options).compile("ltoir").code)
-    except NVRTCError as exc:
-        return str(exc)
+    def compile(self, source: str) -> tuple:
+        """(LTO-IR, "") or (None, NVRTC's log)."""
+        from numbast.core.nvrtc import NvrtcError, compile_unit
+
+        options = self.options
+        if self._failed:
+            from numbast_import.rtc.options import nvrtc_accepts
+
+            options = [*options, *(["-pch"] if nvrtc_accepts("-pch") else [])]
+        try:
+            return compile_unit(source, self.name, options, "ltoir").code, ""
+        except NvrtcError as exc:
+            self._failed = True
+            return None, exc.log
+
+    def rejected_shims(self, shims: list[tuple[str, str]], log: str) -> dict[str, str]:
+        """Shim -> message for the shims ``log``'s errors are about (see the module docstring);
+        raises ShimCompileError when the header alone does not compile."""
+        names = [shim_name for shim_name, _text in shims]
+        rejected, unpinned = _pinned(errors_in(log), names)
+        if not unpinned and rejected:
+            return rejected
+        header_log = self.probe([])
+        if header_log is not None:
+            raise self.header_error(header_log, "the header does not compile")
+        for diagnostic in unpinned:
+            for shim_name in shims_calling_undefined(diagnostic, names):
+                rejected.setdefault(shim_name, diagnostic.short())
+        rest = [shim for shim in shims if shim[0] not in rejected]
+        started = time.perf_counter()
+        rejected.update(self.isolate(rest))
+        logger.info(
+            "%s: errors at lines of the header pinned to %d shims in %.1f s",
+            self.name, len(rejected), time.perf_counter() - started,
+        )  # fmt: skip
+        return rejected
+
+    def isolate(self, shims: list[tuple[str, str]]) -> dict[str, str]:
+        """Shim -> message for the shims of ``shims`` that do not compile, found by compiling
+        halves (a group that compiles holds none)."""
+        log = self.probe(shims)
+        if log is None:
+            return {}
+        names = [shim_name for shim_name, _text in shims]
+        rejected, unpinned = _pinned(errors_in(log), names)
+        rest = [shim for shim in shims if shim[0] not in rejected]
+        if not unpinned:
+            return {**rejected, **(self.isolate(rest) if rejected and rest else {})}
+        if len(rest) == 1:
+            return {**rejected, rest[0][0]: unpinned[0].short()}
+        if not rest:
+            return rejected
+        half = len(rest) // 2
+        return {**rejected, **self.isolate(rest[:half]), **self.isolate(rest[half:])}
+
+    def probe(self, shims: list[tuple[str, str]]) -> str | None:
+        """NVRTC's log for the preamble with ``shims``, or None when it compiles."""
+        code, log = self.compile(shim_unit(self.preamble, shims))
+        return None if code is not None else log
+
+    def header_error(self, log: str, what: str) -> ShimCompileError:
+        from numbast.core.nvrtc import wants_default_device
+
+        lines = log.rstrip().splitlines()
+        quoted = "\n".join(lines[:QUOTED_LOG_LINES])
+        if len(lines) > QUOTED_LOG_LINES:
+            quoted += f"\n... ({len(lines) - QUOTED_LOG_LINES} more lines of NVRTC's log)"
+        return ShimCompileError(
+            f"{what} under NVRTC ({self.name}); NVRTC says:\n{quoted}",
+            log,
+            wants_default_device(log),
+        )
 
 
-def _shims_with_errors(
-    log: str, name: str, preamble: str, shims: Sequence[tuple[str, str]]
-) -> dict[str, tuple[str, str]]:
-    """Shim name -> (text, NVRTC's first error in it) for the shims holding the lines NVRTC
-    reports errors on (none if an error is elsewhere)."""
-    errors: dict[int, str] = {}
-    for match in re.finditer(rf"^{re.escape(name)}\((\d+)\): error: (.*)$", log, re.M):
-        errors.setdefault(int(match.group(1)), match.group(2).strip())
-    # Line numbers of each shim in shim_unit's layout: preamble, a blank line, then the shims.
-    first = preamble.count("\n") + 3
-    spans = []
-    for shim in shims:
-        last = first + shim[1].count("\n")
-        spans.append((first, last, shim))
-        first = last + 1
-    if any(not any(lo <= line <= hi for lo, hi, _ in spans) for line in errors):
-        return {}
-    bad = {}
-    for lo, hi, (shim_name, text) in spans:
-        inside = [errors[line] for line in sorted(errors) if lo <= line <= hi]
-        if inside:
-            bad[shim_name] = (text, inside[0])
-    return bad
+def _pinned(
+    diagnostics: list[Diagnostic], names: Sequence[str]
+) -> tuple[dict[str, str], list[Diagnostic]]:
+    """(shim -> its first message, for errors naming shims; the errors naming none)."""
+    rejected: dict[str, str] = {}
+    unpinned = []
+    known = set(names)
+    for diagnostic in diagnostics:
+        named = shims_named(diagnostic, known)
+        if not named:
+            unpinned.append(diagnostic)
+        for shim_name in named:
+            # Reported in the shim: its message; in a header (an instantiation): where, too.
+            message = diagnostic.message if diagnostic.file == shim_name else diagnostic.short()
+            rejected.setdefault(shim_name, message)
+    return rejected, unpinned

@@ -124,16 +124,14 @@ def dynamic_registrations(config: StaticConfig, monkeypatch) -> tuple[list[str],
     from numba.cuda import types
     from numba.cuda.datamodel import models as numba_models
 
-    import numbast.dynamic.enums
-    import numbast.dynamic.functions
-    import numbast.dynamic.structs
     from numbast import bind_header
+    from numbast.runtime import apply
 
     calls: list[str] = []
+    # bind_header applies its rows through the runtime's apply_rows, which looks these up in
+    # its module's globals.
     for name, recorder in _recorders(calls).items():
-        for module in (numbast.dynamic.structs, numbast.dynamic.functions, numbast.dynamic.enums):
-            if hasattr(module, name):
-                monkeypatch.setattr(module, name, recorder)
+        monkeypatch.setattr(apply, name, recorder)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bound = bind_header(

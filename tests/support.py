@@ -21,20 +21,11 @@ def _cc_of(arch: str) -> tuple[int, int]:
 
 
 def compile_cuda_source_to_ltoir(source: str, name: str, arch: str = DEFAULT_ARCH) -> bytes:
-    """Compile one CUDA C++ translation unit to LTO-IR with NVRTC (through cuda.core)."""
-    from cuda.core import Program, ProgramOptions
+    """Compile one CUDA C++ translation unit to LTO-IR with NVRTC, in the one NVRTC environment
+    of numbast.core.nvrtc (its include path and stand-in system headers)."""
+    from numbast.core.nvrtc import compile_unit, unit_options
 
-    from ast_canopy.toolkit import cuda_include_dirs
-
-    options = ProgramOptions(
-        name=name,
-        arch=arch,
-        link_time_optimization=True,
-        relocatable_device_code=True,
-        std="c++17",
-        include_path=cuda_include_dirs(),
-    )
-    return Program(source, "c++", options=options).compile("ltoir").code
+    return compile_unit(source, name, unit_options(arch, lto=True), "ltoir").code
 
 
 def link_kernel_to_cubin(

@@ -25,7 +25,8 @@ from import_support import (
 )
 
 from numbast_import.cache.key import FORMAT_VERSION, file_sha256
-from numbast_import.cache.manifest import ARTIFACTS, BINDINGS, BINDINGS_CODE, MANIFEST, read_entry
+from numbast_import.cache.manifest import ARTIFACTS, BINDINGS, BINDINGS_CODE, MANIFEST
+from numbast_import.cache.store import read_entry
 
 
 @pytest.fixture(scope="module")
@@ -149,16 +150,16 @@ def test_a_damaged_entry_is_rebuilt_with_one_warning(copy_of):
 @pytest.mark.parametrize(
     ("damage", "problem"),
     [
-        (lambda m: m.update(included_files=[]), "'included_files' is a list, not dict"),
-        (lambda m: m.update(key="sm_90"), "'key' is a str, not dict"),
-        (lambda m: m.update(artifacts={"bindings.py": 3}), "must map file names to sha256"),
-        (lambda m: m.update(format=True), "'format' is a bool"),
+        (lambda m: m.update(included_files=[]), "'included_files' must be a table"),
+        (lambda m: m.update(key="sm_90"), "'key' must be an object (it is a str)"),
+        (lambda m: m.update(artifacts={"bindings.py": 3}), "table of file names to sha256"),
+        (lambda m: m.update(format=True), "'format' must be an integer (it is a bool)"),
         (lambda m: m.pop("artifacts"), "lacks 'artifacts'"),
         (lambda m: m.update(kind="rtc"), "kind 'rtc' is not 'header'"),
     ],
 )
 def test_a_manifest_with_wrong_types_is_a_miss_with_one_warning(copy_of, caplog, damage, problem):
-    from numbast_import.cache import store as store_module
+    from numbast_import.cache import entries as entries_module
     from numbast_import.cache.store import CacheStore
 
     _project, cache = copy_of
@@ -173,7 +174,7 @@ def test_a_manifest_with_wrong_types_is_a_miss_with_one_warning(copy_of, caplog,
         assert store.lookup(entry.name, key) is None  # as a builder looks again under the lock
     warnings = [r.getMessage() for r in caplog.records if "damaged" in r.getMessage()]
     assert len(warnings) == 1 and problem in warnings[0], warnings
-    store_module._warned.clear()
+    entries_module._warned.clear()
 
 
 def test_bytecode_is_checked_like_a_pyc(copy_of):
@@ -218,7 +219,7 @@ def test_sixteen_concurrent_importers_make_one_generation(tmp_path):
     (entry,) = entries(cache)
     assert read_entry(entry)[2] == []
     assert {out.strip() for out, _err in outputs} == {str(entry / BINDINGS)}
-    assert [p.name for p in entry.parent.iterdir() if p != entry] == [".lock"]
+    assert [p.name for p in entry.parent.iterdir() if p != entry] == []  # no lock file left
 
 
 def test_a_builder_killed_mid_build_leaves_nothing_trusted_and_no_lock_to_wait_out(tmp_path):
@@ -284,7 +285,7 @@ def test_a_read_only_root_builds_in_memory(tmp_path, monkeypatch, caplog):
     import errno
     import tempfile
 
-    from numbast_import.cache import store as store_module
+    from numbast_import.cache import entries as entries_module
     from numbast_import.cache.store import BuildOutput, CacheStore
 
     def read_only(*args, **kwargs):
@@ -305,7 +306,7 @@ def test_a_read_only_root_builds_in_memory(tmp_path, monkeypatch, caplog):
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 1 and "Read-only file system" in warnings[0]
     assert "NUMBAST_CACHE_DIR" in warnings[0]
-    store_module._warned.clear()
+    entries_module._warned.clear()
 
 
 def test_register_then_import_and_its_printed_command(built, tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from import_support import IMPORT_VEC, LINK_WITHOUT_NVRTC, cli, entries, make_project, run_python
 
+from numbast_import.cache.inventory import tree_size
 from numbast_import.cache.manifest import MANIFEST
 from numbast_import.cli import main, parse_size
 
@@ -142,7 +143,7 @@ def test_verify_reports_every_damaged_entry(in_project, capsys):
     _project, cache = in_project
     (entry,) = entries(cache)
     assert main(["verify"]) == 0
-    assert "1 of 1 entries intact" in capsys.readouterr().out
+    assert "2 of 2 entries intact" in capsys.readouterr().out  # the entry and the prelude
     second = clone_entry(entry, module="cuda_headers.other")
     (second / "shim.ltoir").write_bytes(b"garbage")
     third = clone_entry(entry, module="cuda_headers.third")
@@ -151,14 +152,14 @@ def test_verify_reports_every_damaged_entry(in_project, capsys):
     (third / MANIFEST).write_text(json.dumps(manifest))
     rtc = fake_rtc_entry(cache, corrupt=True)
     status, data = run_json(capsys, "verify")
-    assert status == 1 and data["checked"] == 4
+    assert status == 1 and data["checked"] == 5
     damaged = {item["path"]: item["problems"] for item in data["damaged"]}
     assert set(damaged) == {str(second), str(third), str(rtc)}
     assert any("shim.ltoir does not match" in p for p in damaged[str(second)])
-    assert any("'included_files' is a list" in p for p in damaged[str(third)])
+    assert any("'included_files' must be a table" in p for p in damaged[str(third)])
     assert any("kernel.cubin does not match" in p for p in damaged[str(rtc)])
     assert main(["verify"]) == 1
-    assert "1 of 4 entries intact" in capsys.readouterr().out
+    assert "2 of 5 entries intact" in capsys.readouterr().out
 
 
 def test_clear_name_clears_only_this_projects_entries(in_project, capsys):
@@ -242,13 +243,12 @@ def test_prune_removes_leftovers_damage_and_the_least_recently_used(in_project, 
     assert entry.exists() and new_rtc.exists()
 
     os.utime(entry, (long_ago, long_ago))  # the header entry is now the least recently used
-    _status, listed = run_json(capsys, "list")
-    sizes = {item["path"]: item["size"] for item in listed}
-    limit = sum(sizes.values()) - sizes[str(entry)]  # room for all but the entry
+    # Everything on disk counts (--max-size once left 4x the limit: it ignored directories).
+    limit = tree_size(cache) - tree_size(entry)  # room for all but the entry
     status, data = run_json(capsys, "prune", "--max-size", str(limit))
     removed = [item["path"] for item in data["removed"]]
     assert removed == [str(entry)], removed
-    assert data["size"] == limit and new_rtc.exists()
+    assert data["size"] == tree_size(cache) <= limit and new_rtc.exists()
 
 
 def test_prune_removes_the_legacy_parser_cache(in_project, capsys, tmp_path):

@@ -429,19 +429,18 @@ def test_unsafe_cache_directories_are_refused(tmp_path, monkeypatch):
 
 
 def test_a_builder_waiting_for_the_lock_names_its_holder(tmp_path, monkeypatch):
-    from numbast_import.cache.lock import BuildLock
+    from numbast_import.cache.lock import EntryLock
     from numbast_import.errors import CacheLockTimeout
 
-    shard = tmp_path / "ab"
-    shard.mkdir()
-    with BuildLock(shard, "cuda_headers.vec (abcdef)"):
+    path = tmp_path / ("ab" * 32 + ".lock")
+    with EntryLock(path, "cuda_headers.vec (abcdef)"):
         # Another thread with its own lock object contends as another process would.
         monkeypatch.setenv("NUMBAST_IMPORT_LOCK_TIMEOUT", "0.3")
         errors = []
 
         def wait() -> None:
             try:
-                with BuildLock(shard):
+                with EntryLock(path):
                     pass
             except CacheLockTimeout as exc:
                 errors.append(str(exc))
@@ -451,9 +450,12 @@ def test_a_builder_waiting_for_the_lock_names_its_holder(tmp_path, monkeypatch):
         waiter.join()
     assert errors, "the second builder should have timed out"
     assert f"pid {os.getpid()}" in errors[0] and "cuda_headers.vec (abcdef)" in errors[0]
-    assert str(shard / ".lock") in errors[0] and "NUMBAST_IMPORT_LOCK_TIMEOUT" in errors[0]
-    again = BuildLock(shard, timeout=0)
+    assert str(path) in errors[0] and "NUMBAST_IMPORT_LOCK_TIMEOUT" in errors[0]
+    assert not path.exists()  # the holder deletes its lock file: none accumulate
+    again = EntryLock(path, timeout=0)
     assert again.try_acquire()  # released when the holder left its with block
+    assert again.try_acquire()  # re-entrant in the thread that holds it
     again.release()
-    assert not (shard / ".lock.owner").exists()
-    assert [p.name for p in shard.iterdir()] == [".lock"]  # one reusable file per shard
+    assert path.exists()
+    again.release()
+    assert list(tmp_path.iterdir()) == []

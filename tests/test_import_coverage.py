@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from import_support import cli
+from import_support import cli, run_python
 
 PROJECT = Path(__file__).parent / "data" / "import" / "coverage"
 
@@ -33,11 +33,50 @@ def test_coverage_counts_every_outcome_with_its_reason(tmp_path):
     # dot bound; apply and operator++ not: excluded and host-only ones are not counted.
     assert data["device_functions"] == {"found": 3, "bound": 1, "percent": 33.3}
 
+    # Templates: bound only where a representative instance compiled, which is reported.
+    function_templates = data["kinds"]["function template"]
+    assert (function_templates["found"], function_templates["bound"]) == (3, 2)
+    assert function_templates["instances"] == {"twice": "::twice<int>", "halve": "::halve<float>"}
+    (never,) = function_templates["not_bound"]
+    assert never["what"] == "never" and never["outcome"] == "skipped"
+    assert "never instantiable" in never["reason"] and "::never<int>" in never["reason"]
+    class_templates = data["kinds"]["class template"]
+    assert class_templates["instances"] == {"Buf": "::Buf<int, 1>"}
+    (broken,) = class_templates["not_bound"]
+    assert broken["what"] == "Broken" and "never instantiable" in broken["reason"]
+    # The headline counts every kind a kernel can call: dot; apply and operator++ skipped;
+    # twice and halve; never; Buf; Broken; Vec2's members.
+    methods = data["kinds"].get("method", {"found": 0, "bound": 0})
+    assert data["device_callables"]["found"] == 3 + 3 + 2 + methods["found"]
+    assert data["device_callables"]["bound"] == 1 + 2 + 1 + methods["bound"]
+
     text = cli(project, cache, "coverage", "cuda_headers.cov")  # the entry exists now
     assert text.returncode == 0, text.stderr
     assert "generating" not in text.stderr
-    assert "1 of 3 bound (33.3%" in text.stdout
+    assert "free functions and operators: 1 of 3 bound (33.3%" in text.stdout
+    assert "function template halve: bound (an instance compiles: ::halve<float>)" in text.stdout
     assert "apply(int (*)(int), int) (coverage.cuh:11):" in text.stdout
+
+    # What coverage calls bound, a kernel can call: it links to an sm_90 cubin.
+    linked = run_python(LINK_TEMPLATES, project, cache)
+    assert linked.returncode == 0, linked.stderr
+    assert "cubin bytes" in linked.stdout
+
+
+LINK_TEMPLATES = """
+import numpy as np
+from numba.cuda import types
+from support import link_kernel_to_cubin
+import cuda_headers.cov as cov
+
+Buf = cov.Buf[types.float32, 2]
+
+def kernel(out):
+    out[0] = cov.halve(np.float32(3.0)) + np.float32(cov.twice(np.int32(2)))
+    out[1] = Buf(np.float32(1.5)).data[1]
+
+print("cubin bytes", len(link_kernel_to_cubin(kernel, (types.float32[:],), arch="sm_90")))
+"""
 
 
 def test_coverage_of_an_unmapped_name_fails_with_status_1(tmp_path):

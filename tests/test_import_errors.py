@@ -126,8 +126,10 @@ def test_an_unsafe_cache_root(project, tmp_path):
 
 
 def test_a_build_lock_held_too_long(project, tmp_path, monkeypatch):
+    import fcntl
+    import json
+
     from numbast_import.build import entry_key
-    from numbast_import.cache.lock import BuildLock
     from numbast_import.config import load_project_config
 
     mapping = load_project_config().headers["vec"]
@@ -136,12 +138,14 @@ def test_a_build_lock_held_too_long(project, tmp_path, monkeypatch):
     shard.mkdir(parents=True, mode=0o700)
     (tmp_path / "cache").chmod(0o700)
     monkeypatch.setenv("NUMBAST_IMPORT_LOCK_TIMEOUT", "0.2")
-    holder = BuildLock(shard, "a test")
-    assert holder.try_acquire()
+    # Held as another process holds it: its own open file, with its holder written in it.
+    holder = os.open(shard / f"{digest}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    os.write(holder, json.dumps({"pid": 1, "host": "elsewhere", "what": "a test"}).encode())
     try:
         error, printed = failed_import("cuda_headers.vec")
     finally:
-        holder.release()
+        os.close(holder)
     assert isinstance(error, CacheLockTimeout) and "a test" in str(error)
     assert_no_frames_of_ours(printed)
 

@@ -216,3 +216,78 @@ def test_extremes_are_the_dtypes_limits():
         "(unsigned long long)18446744073709551615ull"
     )
     assert "0xff800000" in reduction._extreme("max", np.dtype(np.float32))
+
+
+def test_elementwise_call_passes_pointers_counts_and_ranges(monkeypatch):
+    monkeypatch.setattr(launch_shapes, "_multiprocessors", [132])
+    launches = []
+
+    class RecordingFunction:
+        def prepared_async_call(self, grid, block, stream, *values):
+            launches.append((grid, block, stream, values))
+
+    kernel = elementwise.ElementwiseKernel("float a, float *x, float *y", "y[i] = a*x[i]")
+    monkeypatch.setattr(kernel, "_kernel", lambda use_range: (None, RecordingFunction(), None))
+    x, y = array((1000,), np.float32), array((1000,), np.float32)
+    kernel(np.float32(2), x, y)
+    grid, block, stream, values = launches[-1]
+    assert (grid, block) == (x._grid, x._block) == ((4, 1), (256, 1, 1))
+    assert values == (np.float32(2), FAKE_ADDRESS, FAKE_ADDRESS, 1000)
+    kernel(np.float32(2), x, y, slice=slice(-10, None, 3), stream=7)
+    assert launches[-1][2] == 7 and launches[-1][3][-3:] == (990, 1000, 3)
+    kernel(np.float32(2), x, y, range=slice(900, 100, -2))
+    assert launches[-1][3][-3:] == (900, 100, -2) and launches[-1][1] == (256, 1, 1)
+
+    class Foreign:  # a CuPy-like array: pointer and size from its interface
+        __cuda_array_interface__ = {"shape": (1000,), "typestr": "<f4", "data": (0x5000, False),
+                                    "strides": None, "version": 3}  # fmt: skip
+
+    kernel(np.float32(1), Foreign(), y)
+    assert launches[-1][3][1] == 0x5000
+    with pytest.raises(ValueError, match="non-contiguous"):
+        kernel(np.float32(2), x[::2], y[::2])
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        kernel(x, y)
+
+
+def test_reduction_call_runs_one_or_two_stages(monkeypatch):
+    from numbast_import.rtc import memory
+
+    monkeypatch.setattr(launch_shapes, "_multiprocessors", [132])
+    monkeypatch.setattr(memory, "mem_alloc", fake_allocator)
+    launches = []
+
+    class RecordingFunction:
+        def __init__(self, name):
+            self.name = name
+
+        def prepare(self, codes):
+            self.codes = codes
+
+        def prepared_async_call(self, grid, block, stream, *values):
+            launches.append((self.name, grid, block, values))
+
+    class CompiledOnly:
+        def __init__(self, source, **kwargs):
+            self.source = source
+
+        def get_function(self, name):
+            return RecordingFunction(name)
+
+    monkeypatch.setattr(compiler, "SourceModule", CompiledOnly)
+    dot = reduction.ReductionKernel(np.float32, "0", "a+b", "x[i]*y[i]", "float *x, float *y")
+    assert dot.stage1.codes == "PPPLI" and dot.stage2.codes == "PPLI"
+    small = array((300,), np.float32)
+    out = dot(small, small)
+    assert out.shape == () and out.dtype == np.float32
+    assert [name for name, *_ in launches] == ["reduce_kernel_stage1"]
+    assert launches[0][1:3] == ((1, 1), (512, 1, 1)) and launches[0][3][-2:] == (300, 1)
+    launches.clear()
+    big = array((10_000_000,), np.float32)
+    dot(big, big)
+    (_s1, grid1, _b1, values1), (_s2, grid2, _b2, values2) = launches
+    blocks, per_thread = grid1[0], values1[-1]
+    assert blocks == 512 and blocks * 512 * per_thread >= 10_000_000 > blocks * 512 * (
+        per_thread - 1
+    )
+    assert grid2 == (1, 1) and values2[-2:] == (512, 1)

@@ -8,6 +8,7 @@ import logging
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -168,23 +169,23 @@ def test_unwritable_root_compiles_in_memory_with_one_warning(tmp_path, caplog):
             assert compiler.compile(VECTOR_ADD, arch="sm_90", cache_dir=root)[:4] == b"\x7fELF"
             clear_memo()
             compiler.compile(VECTOR_ADD, arch="sm_90", cache_dir=root)
-        assert caplog.text.count("compiling in memory only") == 1
+        assert caplog.text.count("building in memory") == 1
     finally:
         os.chmod(root, 0o700)
 
 
 def test_unwritable_root_as_root_user(tmp_path, caplog, monkeypatch):
     # The same fallback, forced: creating the shard directory fails.
-    from numbast_import.rtc import store
+    from numbast_import.cache import entries as entries_module
 
-    def cannot_create(path):
-        raise PermissionError(13, "Permission denied", str(path))
+    def cannot_create(self, digest):
+        raise PermissionError(13, "Permission denied", str(self.root))
 
-    monkeypatch.setattr(store, "ensure_private_dir", cannot_create)
-    monkeypatch.setattr(store.RtcStore, "_warned_unwritable", set())
+    monkeypatch.setattr(entries_module.EntryStore, "_make_directories", cannot_create)
+    monkeypatch.setattr(entries_module, "_warned", set())
     with caplog.at_level(logging.WARNING):
         assert compiler.compile(VECTOR_ADD, arch="sm_90", cache_dir=tmp_path)[:4] == b"\x7fELF"
-    assert "compiling in memory only" in caplog.text
+    assert "building in memory" in caplog.text
     assert entries(tmp_path) == []
 
 
@@ -206,5 +207,62 @@ def test_memo_returns_the_same_build_without_touching_the_disk(tmp_path, monkeyp
     def no_disk(*args, **kwargs):
         raise AssertionError("the memo should answer")
 
-    monkeypatch.setattr(build_module, "open_store", no_disk)
+    monkeypatch.setattr(build_module, "rtc_store", no_disk)
     assert build(VECTOR_ADD, arch="sm_90", cache_dir=tmp_path) is first
+
+
+def test_a_source_module_hit_today_survives_prune_older_than_7(tmp_path, monkeypatch, capsys):
+    from numbast_import.cli import main
+
+    compiler.compile(VECTOR_ADD, arch="sm_90", cache_dir=tmp_path)
+    (entry,) = entries(tmp_path)
+    built_long_ago = time.time() - 30 * 86400
+    os.utime(entry, (built_long_ago, built_long_ago))
+    clear_memo()
+    compiler.compile(VECTOR_ADD, arch="sm_90", cache_dir=tmp_path)  # a hit, today
+    monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert main(["prune", "--older-than", "7"]) == 0
+    assert entry.is_dir(), capsys.readouterr().out
+
+
+def test_a_manifest_that_is_not_an_object_is_a_miss_with_a_warning(tmp_path, caplog):
+    first = compiler.compile(VECTOR_ADD, arch="sm_90", cache_dir=tmp_path)
+    (entry,) = entries(tmp_path)
+    (entry / "manifest.json").write_text("[1, 2, 3]")  # valid JSON, not an object
+    clear_memo()
+    with caplog.at_level(logging.WARNING):
+        assert compiler.compile(VECTOR_ADD, arch="sm_90", cache_dir=tmp_path) == first
+    assert "ignoring damaged cache entry" in caplog.text and "not a JSON object" in caplog.text
+    assert json.loads((entry / "manifest.json").read_text())["kind"] == "rtc"  # rebuilt
+
+
+def test_a_read_only_layer_serves_compiles_without_nvrtc_or_a_write(tmp_path, monkeypatch):
+    layer, root = tmp_path / "layer", tmp_path / "root"
+    first = compiler.compile(VECTOR_ADD, arch="sm_90", cache_dir=layer)
+    clear_memo()
+    monkeypatch.setenv("NUMBAST_CACHE_PATH", str(layer))
+    forbid_nvrtc(monkeypatch)
+    assert compiler.compile(VECTOR_ADD, arch="sm_90", cache_dir=root) == first
+    assert entries(root) == []
+
+
+def test_processes_compiling_one_source_at_once_run_nvrtc_once(tmp_path):
+    start = time.time() + 3.0  # every interpreter is up before any of them compiles
+    code = (
+        "import logging, sys, time\n"
+        "logging.basicConfig(level=logging.INFO, stream=sys.stderr)\n"
+        "from numbast_import.compiler import compile\n"
+        "from tests.rtc_support import VECTOR_ADD\n"
+        f"time.sleep(max(0, {start} - time.time()))\n"
+        f"compile(VECTOR_ADD, arch='sm_90', cache_dir={str(tmp_path)!r})\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
+    errors = [p.communicate(timeout=300)[1] for p in procs]
+    assert all(p.returncode == 0 for p in procs), errors
+    assert "".join(errors).count("numbast_import.rtc.nvrtc:compiling kernel.cu") == 1, errors
+    (entry,) = entries(tmp_path)
+    assert sorted(p.name for p in entry.parent.iterdir()) == [entry.name]  # no lock left

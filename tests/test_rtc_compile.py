@@ -8,7 +8,7 @@ import pytest
 from numbast_import import compiler
 from numbast_import.rtc import nvcc as nvcc_backend
 from numbast_import.rtc.build import build
-from numbast_import.rtc.options import nvrtc_options
+from numbast_import.rtc.options import DroppedOptionWarning, nvrtc_options
 from tests.rtc_support import VECTOR_ADD
 
 needs_nvcc = pytest.mark.skipif(
@@ -96,11 +96,15 @@ def test_get_function_looks_name_expressions_up_by_their_mangled_name():
     assert module.get_function("scale<float>") is function  # looked up once
 
 
-def test_options_in_nvcc_spelling_become_nvrtc_options():
-    options, arch = nvrtc_options(
-        ["-use_fast_math", "-Xptxas", "-v", "-O3", "-I", "inc", "-arch", "sm_80", "-DN=4"]
-    )
-    assert options == ["-use_fast_math", "--ptxas-options=-v", "-Iinc", "-DN=4"]
+def test_options_in_nvcc_spelling_become_nvrtc_options(monkeypatch):
+    from numbast_import.rtc import options as rtc_options
+
+    monkeypatch.setattr(rtc_options, "_warned", set())  # warned once per process: afresh here
+    with pytest.warns(DroppedOptionWarning, match="-O3"):
+        options, arch = nvrtc_options(
+            ["-use_fast_math", "-Xptxas", "-v", "-O3", "-I", "inc", "-arch", "sm_80", "-DN=4"]
+        )
+    assert options == ["-use_fast_math", "--ptxas-options=-v", "-DN=4", "-Iinc"]
     assert arch == "sm_80"
 
 
@@ -182,7 +186,7 @@ def test_compiling_leaves_the_interpreters_shared_bytes_alone():
     """NVRTC writes its log and output into the buffers it is given; ``b" " * 1`` is Python's
     shared one-byte object, and writing a NUL into it once turned every printed space into a
     NUL for the rest of the process."""
-    from numbast.runtime.nvrtc import compile_unit
+    from numbast.core.nvrtc import compile_unit
 
     compile_unit('extern "C" __global__ void k() {}', "k.cu", ["-arch=compute_90"], "ptx")
     assert b" "[0] == 32  # read its content: comparing with b" " compares the object to itself

@@ -108,9 +108,10 @@ def test_imported_templates_link_and_a_later_process_needs_no_compiler(tmp_path)
     first = run_python(LINK, project, cache, NUMBAST_IMPORT_QUIET="1")
     assert first.returncode == 0, first.stderr
     assert "linked" in first.stdout
-    instances = list(cache.glob("*/*/instances/*"))
-    assert any(p.suffix == ".json" for p in instances)  # what the probes said
-    assert any(p.name.startswith("unit-") for p in instances)  # the shims with the instances
+    instances = list(cache.glob("*/*/instances/*/*"))
+    assert any(p.name == "record.json" for p in instances)  # what the probes said
+    assert any(p.name == "unit.ltoir" for p in instances)  # the shims with the instances
+    assert all((p.parent / "manifest.json").is_file() for p in instances)
     second = run_python(WITHOUT_COMPILERS + LINK, project, cache)
     assert second.returncode == 0, second.stderr
     assert "linked" in second.stdout

@@ -1,9 +1,10 @@
-"""What a cache root holds, for ``numbast-cache``: header entries, compiled ``SourceModule``
-objects (``rtc/``), the parser's precompiled preludes (``parser/prelude``), and the leftovers of
-builders that died; and the removals ``prune`` and ``clear`` make.
+"""What a cache root holds, for ``numbast-cache``: header entries (with their template
+instances), compiled ``SourceModule`` objects (``rtc/``), cuda.core programs (``programs/``), the
+parser's precompiled preludes (``parser/prelude``), and the leftovers of writers that died; and
+the removals ``prune`` and ``clear`` make.
 
-Every record is read defensively: a damaged entry is listed with its problems, never an
-exception.
+Entries are read through the entry store (``numbast_import.cache.entries``), which checks them
+as an import does: a damaged one is listed with its problems, never an exception.
 """
 
 from __future__ import annotations
@@ -14,31 +15,44 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from numbast_import.cache.lock import LOCK_NAME, STAGING_PREFIX, TRASH_PREFIX, BuildLock
-from numbast_import.cache.manifest import read_entry, read_manifest, sha256
-from numbast_import.cache.root import PARSER_DIR
-from numbast_import.cache.store import header_entries, remove_entry
+from ast_canopy.cache_files import SCRATCH_PREFIX, remove_dead_scratch
+from numbast_import.cache.entries import (
+    STAGING_PREFIX,
+    TRASH_PREFIX,
+    EntryStore,
+    file_problem,
+    remove_entry,
+)
+from numbast_import.cache.instances import INSTANCES_DIR
+from numbast_import.cache.lock import LOCK_SUFFIX, EntryLock
+from numbast_import.cache.manifest import HEADER, INSTANCE, PROGRAM, RTC
+from numbast_import.cache.root import KEYS_DIR, PARSER_DIR
 
 logger = logging.getLogger(__name__)
 
-RTC_DIR = "rtc"
+RTC_DIR = RTC.directory
 PRELUDE_DIR = "prelude"
-# rtc/ has no build lock: its staging directories are dead once they are this old.
-RTC_LEFTOVER_AGE_S = 3600.0
+# Staging directories of an earlier layout (no per-entry lock to tell whether their builder
+# lives) are dead once they are this old.
+OLD_STAGING_AGE_S = 3600.0
 _DIGEST = re.compile(r"[0-9a-f]{64}")
+_STAGING = re.compile(re.escape(STAGING_PREFIX) + r"([0-9a-f]{64})-")
 _ARCH_FLAG = re.compile(r"--cuda-gpu-arch=(sm_[0-9]+[a-z]?)")
+_LEGACY_SHARD_LOCKS = (".lock", ".lock.owner")
+# The kinds with entries of their own at a root (instances live inside header entries).
+ROOT_KINDS = (HEADER, RTC, PROGRAM)
 
 
 @dataclass
 class Record:
     """One thing in a cache root that ``numbast-cache`` lists, prunes and clears."""
 
-    kind: str  # "header", "rtc" or "parser"
+    kind: str  # "header", "rtc", "program", "instance" or "parser"
     path: Path
     name: str
     size: int
@@ -52,6 +66,7 @@ class Record:
     read_only: bool = False
     problems: list[str] = field(default_factory=list)
     manifest: dict[str, Any] | None = field(default=None, repr=False)
+    obsolete: bool = False  # intact, but of an earlier format: no lookup can use it
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -61,80 +76,69 @@ class Record:
 
 
 def records(root: Path, layers: Iterable[Path] = (), verify: bool = False) -> list[Record]:
-    """Everything in the writable ``root`` and the read-only ``layers``. ``verify`` hashes
-    every artifact (otherwise only manifests are read)."""
+    """Everything in the writable ``root`` and the read-only ``layers``. ``verify`` also
+    checks the template instances inside header entries (every entry's artifacts are hashed
+    in any case, as a lookup would)."""
     found: list[Record] = []
     for base, read_only in ((root, False), *((layer, True) for layer in layers)):
         if not base.is_dir():
             continue
-        found += [header_record(p, read_only, verify) for p in header_entries(base)]
-        found += [rtc_record(p, read_only, verify) for p in rtc_entries(base)]
+        for kind in ROOT_KINDS:
+            store = EntryStore(kind, base)
+            for path in store.entries():
+                record = entry_record(store, path, read_only)
+                found.append(record)
+                if kind is HEADER and verify:
+                    found += instance_records(path, record, read_only)
         if not read_only:
             found += parser_records(base)
     return found
 
 
-def header_record(path: Path, read_only: bool = False, verify: bool = False) -> Record:
-    manifest, problem = read_manifest(path)
-    record = Record("header", path, "?", _size(path), _mtime(path), digest=path.name)
+def entry_record(store: EntryStore, path: Path, read_only: bool = False) -> Record:
+    """The record of one entry, read and checked as a lookup would (hashes included)."""
+    kind = store.kind
+    record = Record(kind.name, path, "?", tree_size(path), _mtime(path), digest=path.name)
     record.read_only = read_only
+    assert store.root is not None
+    for directory in store.directories(store.root, path)[1:]:  # the root is checked apart
+        problem = file_problem(directory, read_only)
+        if problem:
+            record.problems.append(f"{directory}: {problem}")
+    manifest, _artifacts, problems = store.read(path, shared=read_only, strict=False)
+    record.problems += problems
     if manifest is None:
-        record.problems.append(problem or "unreadable")
         return record
-    if verify:
-        record.problems += read_entry(path)[2]
+    record.manifest = manifest
+    record.obsolete = manifest["format"] != kind.format
+    record.created = _number(manifest.get("created"))
     key = manifest["key"]
-    record.manifest = manifest
-    record.name = str(key.get("module", "?"))
-    record.header = _text(key.get("header"))
-    record.arch = _text(key.get("arch"))
-    record.cuda = _text(key.get("cuda_toolkit"))
-    record.project = _text(manifest.get("project"))
-    record.created = _number(manifest.get("created"))
+    if kind is HEADER:
+        record.name = _text(key.get("module")) or "?"
+        record.header = _text(key.get("header"))
+        record.arch = _text(key.get("arch"))
+        record.cuda = _text(key.get("cuda_toolkit"))
+        record.project = _text(manifest.get("project"))
+    elif kind is RTC:
+        record.arch = _text(key.get("arch"))
+        record.cuda = _text(key.get("compiler"))
+        target = _text(key.get("target")) or "?"
+        record.name = f"rtc {target} {str(key.get('source_sha256', ''))[:12]}".rstrip()
+    else:
+        record.name = f"program {str(key.get('cuda_core_key', ''))[:12]}".rstrip()
     return record
 
 
-def rtc_entries(root: Path) -> Iterable[Path]:
-    base = root / RTC_DIR
-    for shard in sorted(base.glob("[0-9a-f][0-9a-f]")):
-        for path in sorted(shard.iterdir()):
-            if _DIGEST.fullmatch(path.name) and path.is_dir():
-                yield path
-
-
-def rtc_record(path: Path, read_only: bool = False, verify: bool = False) -> Record:
-    """A compiled SourceModule: ``manifest.json`` is {"kind": "rtc", "format", "key",
-    "artifacts": {file: sha256}, "created"}."""
-    record = Record("rtc", path, "rtc", _size(path), _mtime(path), digest=path.name)
-    record.read_only = read_only
-    try:
-        manifest = json.loads((path / "manifest.json").read_bytes())
-    except (OSError, ValueError):
-        record.problems.append("manifest.json missing or not JSON (a partial entry)")
-        return record
-    if not isinstance(manifest, dict):
-        manifest = {}
-    artifacts, key = manifest.get("artifacts"), manifest.get("key")
-    well_formed = isinstance(artifacts, dict) and isinstance(key, dict)
-    if manifest.get("kind") != "rtc" or not well_formed:
-        record.problems.append("manifest.json is not an rtc manifest (kind, key, artifacts)")
-        return record
-    record.manifest = manifest
-    record.created = _number(manifest.get("created"))
-    record.arch = _text(key.get("arch"))
-    record.cuda = _text(key.get("compiler"))
-    target = _text(key.get("target")) or "?"
-    record.name = f"rtc {target} {str(key.get('source_sha256', ''))[:12]}".rstrip()
-    if verify:
-        for name, digest in artifacts.items():
-            try:
-                data = (path / str(name)).read_bytes()
-            except OSError:
-                record.problems.append(f"{name} missing")
-                continue
-            if sha256(data) != digest:
-                record.problems.append(f"{name} does not match its sha256 in manifest.json")
-    return record
+def instance_records(entry: Path, owner: Record, read_only: bool) -> list[Record]:
+    """The template instances kept inside a header entry."""
+    store = EntryStore(INSTANCE, entry / INSTANCES_DIR)
+    found = []
+    for path in store.entries():
+        record = entry_record(store, path, read_only)
+        record.name = f"instance of {owner.name}"
+        record.arch = owner.arch
+        found.append(record)
+    return found
 
 
 def parser_records(root: Path) -> list[Record]:
@@ -144,10 +148,17 @@ def parser_records(root: Path) -> list[Record]:
         sidecar = pch.with_suffix(".json")
         size = _file_size(pch) + _file_size(sidecar)
         record = Record("parser", pch, f"prelude {pch.stem[:12]}", size, _mtime(pch))
+        for path in (pch, sidecar):
+            problem = file_problem(path)
+            if problem:
+                record.problems.append(f"{path.name}: {problem}")
         try:
-            args = " ".join(json.loads(sidecar.read_text()).get("args", []))
+            described = json.loads(sidecar.read_text())
+            args = " ".join(described.get("args", []))
             match = _ARCH_FLAG.search(args)
             record.arch = match.group(1) if match else None
+            if described.get("pch_size") != _file_size(pch):
+                record.problems.append(f"{pch.name} is not the size {sidecar.name} records")
         except (OSError, ValueError, AttributeError, TypeError):
             record.problems.append(f"{sidecar.name} missing or unreadable")
         found.append(record)
@@ -157,57 +168,123 @@ def parser_records(root: Path) -> list[Record]:
 def remove(record: Record) -> None:
     """Remove one record from its (writable) root."""
     if record.kind == "parser":
-        for path in (record.path, record.path.with_suffix(".json")):
+        # The record first: a PCH without it is never used.
+        for path in (record.path.with_suffix(".json"), record.path):
             path.unlink(missing_ok=True)
     else:
         remove_entry(record.path)
 
 
+# -- leftovers ------------------------------------------------------------------------------
 def remove_leftovers(root: Path) -> list[Path]:
-    """Staging and trash directories of dead builders, and lock files of the previous
-    (per-key) format. Shards whose lock is held by a live builder are left alone."""
+    """What writers that died left: staging directories whose entry no one is building, trash
+    directories, lock files no one holds, scratch files of interrupted writes (the parser's
+    preludes included), and lock files of the earlier per-shard layout."""
     removed: list[Path] = []
-    for shard in sorted(root.glob("[0-9a-f][0-9a-f]")):
-        if not any(p.name.startswith((STAGING_PREFIX, TRASH_PREFIX)) for p in shard.iterdir()):
-            removed += _remove_legacy_locks(shard)
-            continue
-        lock = BuildLock(shard, "numbast-cache prune", timeout=0)
-        if not lock.try_acquire():
-            continue
-        try:
-            removed += lock.remove_leftovers()
-        finally:
-            lock.release()
-        removed += _remove_legacy_locks(shard)
-    now = time.time()
-    for path in (root / RTC_DIR).glob(".*"):
-        if path.name.startswith((STAGING_PREFIX, TRASH_PREFIX)) and path.is_dir():
-            if now - _mtime(path) > RTC_LEFTOVER_AGE_S:
-                shutil.rmtree(path, ignore_errors=True)
-                removed.append(path)
+    for directory in _entry_parents(root):
+        removed += _remove_dead_builds(directory)
+        removed += remove_dead_scratch(directory)
+    for directory in (root / PARSER_DIR / PRELUDE_DIR, root / PARSER_DIR, root / KEYS_DIR, root):
+        removed += remove_dead_scratch(directory)
+    removed += _remove_old_layout_staging(root / PARSER_DIR, ".toolkit-")
+    if removed:
+        logger.info("numbast-import: removed %d leftovers of dead writers", len(removed))
     return removed
 
 
-def _remove_legacy_locks(shard: Path) -> list[Path]:
-    # <digest>.lock / <digest>.owner: one per key ever built, from before locks were per
-    # shard. A lock that can be taken has no builder; it is removed while held.
+def _entry_parents(root: Path) -> Iterator[Path]:
+    """Every directory in which entries are built: shards, and entries' instances/."""
+    for kind in ROOT_KINDS:
+        base = root / kind.directory if kind.directory else root
+        yield from sorted(base.glob("[0-9a-f][0-9a-f]"))
+        if kind is RTC:
+            yield base  # the earlier rtc layout staged here
+    for entry in EntryStore(HEADER, root).entries():
+        if (entry / INSTANCES_DIR).is_dir():
+            yield entry / INSTANCES_DIR
+
+
+def _remove_dead_builds(directory: Path) -> list[Path]:
+    removed: list[Path] = []
+    try:
+        children = sorted(directory.iterdir())
+    except OSError:
+        return removed
+    # The earlier layout locked a whole shard with <shard>/.lock (held while it builds).
+    legacy = _take_legacy_lock(directory)
+    legacy_free = legacy is not False
+    try:
+        for path in children:
+            if _remove_if_dead(directory, path, legacy_free):
+                removed.append(path)
+        if legacy not in (None, False):
+            for name in _LEGACY_SHARD_LOCKS:  # removed while held: no one can be waiting
+                (directory / name).unlink(missing_ok=True)
+                removed.append(directory / name)
+    finally:
+        if legacy not in (None, False):
+            legacy.release()
+    return removed
+
+
+def _remove_if_dead(directory: Path, path: Path, legacy_free: bool) -> bool:
+    name = path.name
+    staging = _STAGING.match(name)
+    if staging and path.is_dir():
+        lock = EntryLock(directory / f"{staging.group(1)}{LOCK_SUFFIX}", "prune", timeout=0)
+        if not _try_lock(lock):
+            return False  # its entry is being built
+        try:
+            shutil.rmtree(path, ignore_errors=True)
+        finally:
+            lock.release()
+        return True
+    if name.startswith(STAGING_PREFIX) and path.is_dir():
+        # An earlier layout's: its builder held the shard's lock, or, in rtc/, none at all.
+        in_rtc = directory.name == RTC_DIR
+        if legacy_free and (not in_rtc or time.time() - _mtime(path) > OLD_STAGING_AGE_S):
+            shutil.rmtree(path, ignore_errors=True)
+            return True
+        return False
+    if name.startswith(TRASH_PREFIX) and path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)  # renamed aside: no one else wants it
+        return True
+    if name.endswith(LOCK_SUFFIX) and _DIGEST.fullmatch(name[: -len(LOCK_SUFFIX)]):
+        lock = EntryLock(path, "prune", timeout=0)
+        if _try_lock(lock):
+            lock.release()  # which deletes it
+            return True
+    return False
+
+
+def _try_lock(lock: EntryLock) -> bool:
+    try:
+        return lock.try_acquire()
+    except OSError:
+        return False  # a read-only root: nothing to remove anyway
+
+
+def _take_legacy_lock(directory: Path):
+    """The earlier layout's shard lock, taken (None: there is none; False: it is held)."""
+    path = directory / ".lock"
+    if not path.exists():
+        return None
     from filelock import FileLock, Timeout
 
+    legacy = FileLock(str(path))
+    try:
+        legacy.acquire(timeout=0)
+    except (Timeout, OSError):
+        return False
+    return legacy
+
+
+def _remove_old_layout_staging(directory: Path, prefix: str) -> list[Path]:
     removed = []
-    for path in shard.glob("*.lock"):
-        if path.name == LOCK_NAME or not _DIGEST.fullmatch(path.stem):
-            continue
-        legacy = FileLock(str(path))
-        try:
-            legacy.acquire(timeout=0)
-        except Timeout:
-            continue
-        try:
-            path.unlink(missing_ok=True)
-            path.with_suffix(".owner").unlink(missing_ok=True)
+    for path in directory.glob(prefix + "*"):
+        if path.is_dir() and time.time() - _mtime(path) > OLD_STAGING_AGE_S:
+            shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
-        finally:
-            legacy.release()
     return removed
 
 
@@ -225,15 +302,21 @@ def legacy_parser_dir() -> Path | None:
     return None
 
 
+# -- sizes ----------------------------------------------------------------------------------
 def total_size(found: Iterable[Record]) -> int:
-    return sum(record.size for record in found)
+    return sum(record.size for record in found if record.kind != "instance")
 
 
-def _size(path: Path) -> int:
-    try:
-        return sum(f.stat().st_size for f in path.iterdir() if f.is_file())
-    except OSError:
-        return 0
+def tree_size(path: Path) -> int:
+    """Bytes the files under ``path`` take (links not followed: they take no space here)."""
+    total = 0
+    for directory, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(directory, name)).st_size
+            except OSError:
+                continue
+    return total
 
 
 def _file_size(path: Path) -> int:
@@ -256,3 +339,6 @@ def _text(value: Any) -> str | None:
 
 def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+__all__ = ["SCRATCH_PREFIX", "Record", "records", "remove", "remove_leftovers", "tree_size"]

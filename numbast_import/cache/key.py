@@ -19,11 +19,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ast_canopy.cache_files import unsafe_reason
+
 # Bump when the entry layout or the manifest's meaning changes: old entries then miss.
 # 2: bindings.pyc (the module's code object) joined the artifacts.
 # 3: the manifest records coverage (numbast-cache coverage), modules export __numbast_types__
 #    and may use other modules' types, template instances live in <entry>/instances/.
-FORMAT_VERSION = 3
+# 4: template instances are entries of their own (instances/<digest>/, with a manifest); every
+#    manifest field is type-checked.
+FORMAT_VERSION = 4
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -47,17 +51,23 @@ def _generator_sources() -> list[tuple[str, Path]]:
         spec = importlib.util.find_spec(package_name)
         assert spec is not None and spec.submodule_search_locations
         package = Path(next(iter(spec.submodule_search_locations)))
-        for path in sorted(package.rglob("*.py")):
+        paths = sorted(package.rglob("*.py"))
+        if package_name == "numbast":
+            # The stand-in system headers NVRTC compiles the shims with (numbast.core.nvrtc).
+            stand_ins = package / "core" / "nvrtc_headers"
+            paths += sorted(p for p in stand_ins.rglob("*") if p.is_file())
+        for path in paths:
             found.append((path.relative_to(package.parent).as_posix(), path))
     return found
 
 
 def generator_fingerprint(memo_dir: Path | None = None) -> str:
-    """sha256 of the generator's own sources (the parser, the planning code, the runtime and
-    the static generator), so that a development checkout changing any of them without a
-    version bump misses. It is a digest of contents (the same on every machine, so read-only
-    layers built elsewhere hit); reading ~100 files costs ~10 ms, so it is remembered in
-    ``memo_dir`` (the cache root's) under a digest of the files' sizes and times."""
+    """sha256 of the generator's own sources (the parser, the planning code, the runtime, the
+    static generator and NVRTC's stand-in system headers), so that a development checkout
+    changing any of them without a version bump misses. It is a digest of contents (the same
+    on every machine, so read-only layers built elsewhere hit); reading ~150 files costs
+    ~10 ms, so it is remembered in ``memo_dir`` (the cache root's) under a digest of the
+    files' sizes and times."""
     sources = _generator_sources()
     memo = None
     if memo_dir is not None:
@@ -67,8 +77,11 @@ def generator_fingerprint(memo_dir: Path | None = None) -> str:
             stamps.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
         memo = memo_dir / f"generator-{stamps.hexdigest()[:32]}"
         try:
-            remembered = memo.read_text().strip()
-            if len(remembered) == 64:
+            with open(memo, "rb") as stream:
+                # Another user's memo could make entries of another generator look current.
+                trusted = unsafe_reason(os.fstat(stream.fileno())) is None
+                remembered = stream.read().decode(errors="replace").strip()
+            if trusted and len(remembered) == 64:
                 return remembered
         except OSError:
             pass
@@ -83,14 +96,11 @@ def generator_fingerprint(memo_dir: Path | None = None) -> str:
 
 def _write_quietly(path: Path, text: str) -> None:
     """Best effort (a read-only cache root only costs the next process the hashing)."""
-    import tempfile
+    from ast_canopy.cache_files import write_atomically
 
     try:
         path.parent.mkdir(mode=0o700, exist_ok=True)  # never the root: only where it exists
-        fd, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        with os.fdopen(fd, "w") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
+        write_atomically(path, text.encode())
     except OSError:
         pass
 

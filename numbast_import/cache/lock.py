@@ -1,14 +1,19 @@
-"""The build lock of one shard of the cache (``<root>/<2 hex>/.lock``).
+"""The build lock of one cache entry: ``<entry's parent>/<digest>.lock``.
 
-One lock file per shard, not per key: lock files are never deleted (deleting a flock'ed file
-lets a waiter that opened the old inode and a newcomer that creates a new one both "hold" the
-lock, as filelock's maintainers document), so a lock per key would leave one file per entry
-ever built. 256 reusable files do not accumulate. Builders of two keys of the same shard take
-turns; builds are rare, and both still happen.
+Per entry, so that building one entry never waits for another (a header whose module imports
+another mapped header built in the same shard deadlocked on a per-shard lock), and re-entrant
+within a process (a thread that holds an entry's lock may take it again). Only builders lock;
+readers never do.
 
-A builder killed with SIGKILL leaves nothing to wait out: the kernel drops its flock. It may
-leave a staging directory (``.build-*``) or a trash directory (``.old-*``) in the shard; whoever
-holds the shard's lock next knows no one else is building there and removes them.
+The lock is an ``flock`` on the lock file, which the kernel drops when its holder dies (SIGKILL
+and OOM included): nothing to wait out. The file holds its holder (pid, host, what it builds),
+which waiters log every 5 s. It is deleted by its holder when the build is done, so lock files
+do not accumulate. Deleting a locked file safely needs one more step than taking the lock: a
+waiter that opened the file before it was deleted would get a lock on a file no one else
+sees, so after locking, a taker checks that the path still names the file it locked, and
+starts again if not.
+
+Where ``fcntl`` does not exist (Windows), ``filelock`` locks instead and files are kept.
 """
 
 from __future__ import annotations
@@ -16,102 +21,195 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import socket
+import threading
 import time
 from pathlib import Path
 
-from numbast_import.errors import CacheLockTimeout
+from numbast_import.errors import CacheLockTimeout, ImportConfigError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 logger = logging.getLogger(__name__)
 
-LOCK_NAME = ".lock"
-OWNER_NAME = ".lock.owner"
+LOCK_SUFFIX = ".lock"
 LOCK_TIMEOUT_ENV = "NUMBAST_IMPORT_LOCK_TIMEOUT"
 DEFAULT_LOCK_TIMEOUT_S = 600.0
-STAGING_PREFIX = ".build-"
-TRASH_PREFIX = ".old-"
+_REPORT_EVERY_S = 5.0
+
+# Per lock file: the thread lock that makes the file lock re-entrant and shared by the threads
+# of this process, how deep the holder is, and the open file that holds the flock.
+_registry_lock = threading.Lock()
+_held: dict[str, _Held] = {}
 
 
-class BuildLock:
-    """The lock of ``shard``; while waiting, log who holds it (from the owner sidecar).
+class _Held:
+    def __init__(self) -> None:
+        self.thread_lock = threading.RLock()
+        self.depth = 0
+        self.fd: int | None = None
+        self.fallback = None  # a filelock.FileLock where there is no fcntl
 
-    ``what`` describes the build (module and digest) for the sidecar; ``timeout`` None means
-    ``NUMBAST_IMPORT_LOCK_TIMEOUT`` (default 600 s), 0 means try once.
-    """
 
-    def __init__(self, shard: Path, what: str = "", timeout: float | None = None) -> None:
-        from filelock import FileLock
+def lock_timeout() -> float:
+    """``NUMBAST_IMPORT_LOCK_TIMEOUT`` in seconds (default 600)."""
+    text = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
+    if not text:
+        return DEFAULT_LOCK_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # also NaN
+        raise ImportConfigError(
+            f"{LOCK_TIMEOUT_ENV}={text!r} is not a number of seconds; set it to one (such as "
+            f"{LOCK_TIMEOUT_ENV}=600), or unset it for the default of "
+            f"{DEFAULT_LOCK_TIMEOUT_S:.0f} s"
+        )
+    return value
 
-        self.shard = shard
-        self.path = shard / LOCK_NAME
-        self.owner_path = shard / OWNER_NAME
+
+class EntryLock:
+    """The lock of the entry whose lock file is ``path``; ``what`` (module and digest)
+    describes the build to waiting processes. ``timeout`` None means
+    ``NUMBAST_IMPORT_LOCK_TIMEOUT``, 0 means try once."""
+
+    def __init__(self, path: Path, what: str = "", timeout: float | None = None) -> None:
+        self.path = Path(path)
         self.what = what
-        self.lock = FileLock(str(self.path))
-        if timeout is None:
-            timeout = float(os.environ.get(LOCK_TIMEOUT_ENV, DEFAULT_LOCK_TIMEOUT_S))
-        self.timeout = timeout
+        self.timeout = lock_timeout() if timeout is None else timeout
+        with _registry_lock:
+            self._held = _held.setdefault(str(self.path), _Held())
 
-    def try_acquire(self) -> bool:
-        """Take the lock if it is free now."""
-        from filelock import Timeout
-
-        try:
-            self.lock.acquire(timeout=0)
-        except Timeout:
-            return False
-        self._write_owner()
-        return True
-
-    def __enter__(self) -> BuildLock:
-        from filelock import Timeout
-
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                self.lock.acquire(timeout=min(5.0, max(deadline - time.monotonic(), 0.0)))
-                break
-            except Timeout:
-                holder = self.holder()
-                if time.monotonic() >= deadline:
-                    raise CacheLockTimeout(
-                        f"numbast-import: gave up after {self.timeout:.0f} s waiting for the "
-                        f"build lock {self.path}, held by {holder}; if that process hangs, stop "
-                        f"it, or raise {LOCK_TIMEOUT_ENV}"
-                    ) from None
-                logger.warning("numbast-import: waiting for %s (lock %s)", holder, self.path)
-        self._write_owner()
+    def __enter__(self) -> EntryLock:
+        if not self.acquire():
+            raise CacheLockTimeout(
+                f"numbast-import: gave up after {self.timeout:.0f} s waiting for the build lock "
+                f"{self.path}, held by {self.holder()}; if that process hangs, stop it, or "
+                f"raise {LOCK_TIMEOUT_ENV}"
+            )
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.release()
 
-    def release(self) -> None:
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free now."""
+        return self.acquire(timeout=0)
+
+    def acquire(self, timeout: float | None = None) -> bool:
+        """Take the lock, waiting up to ``timeout`` (default: the lock's); False when it
+        could not be had in time. Raises OSError when the lock file cannot be made."""
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        held = self._held
+        if timeout > 0:
+            got = held.thread_lock.acquire(timeout=timeout)
+        else:
+            got = held.thread_lock.acquire(blocking=False)
+        if not got:
+            return False
+        if held.depth:
+            held.depth += 1  # this thread holds it already
+            return True
         try:
-            self.owner_path.unlink()
-        except FileNotFoundError:
-            pass
-        self.lock.release()
+            taken = self._lock_file(deadline)
+        except BaseException:
+            held.thread_lock.release()
+            raise
+        if not taken:
+            held.thread_lock.release()
+            return False
+        held.depth = 1
+        return True
+
+    def release(self) -> None:
+        """Release one level; the last one deletes the lock file and unlocks it."""
+        held = self._held
+        held.depth -= 1
+        if held.depth == 0:
+            try:
+                self._unlock_file()
+            finally:
+                held.thread_lock.release()
+        else:
+            held.thread_lock.release()
 
     def holder(self) -> str:
         try:
-            owner = json.loads(self.owner_path.read_text())
+            owner = json.loads(self.path.read_text())
             return f"pid {owner['pid']} on {owner['host']}, building {owner['what']}"
         except (OSError, ValueError, KeyError, TypeError):
             return "another process"
 
-    def _write_owner(self) -> None:
-        record = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}
-        self.owner_path.write_text(json.dumps({**record, "what": self.what}))
+    # -- the file lock --------------------------------------------------------------------
+    def _lock_file(self, deadline: float) -> bool:
+        if fcntl is None:  # pragma: no cover - Windows
+            return self._lock_with_filelock(deadline)
+        reported = time.monotonic()
+        pause = 0.01
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                now = time.monotonic()
+                if now >= deadline:
+                    return False
+                if now - reported >= _REPORT_EVERY_S:
+                    reported = now
+                    logger.warning(
+                        "numbast-import: waiting for %s (lock %s)", self.holder(), self.path
+                    )
+                time.sleep(min(pause, max(deadline - now, 0)))
+                pause = min(pause * 2, 0.2)
+                continue
+            if self._still_named(fd):
+                self._held.fd = fd
+                self._write_holder(fd)
+                return True
+            os.close(fd)  # its holder deleted it: take the new one
 
-    def remove_leftovers(self) -> list[Path]:
-        """Staging and trash directories in the shard: dead builders' (call with the lock
-        held, when no one else can be building here). Returns what was removed."""
-        removed = []
-        for path in self.shard.iterdir():
-            if path.name.startswith((STAGING_PREFIX, TRASH_PREFIX)) and path.is_dir():
-                shutil.rmtree(path, ignore_errors=True)
-                removed.append(path)
-        if removed:
-            logger.info("numbast-import: removed %d leftovers of dead builders", len(removed))
-        return removed
+    def _still_named(self, fd: int) -> bool:
+        try:
+            now = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        mine = os.fstat(fd)
+        return (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
+
+    def _write_holder(self, fd: int) -> None:
+        record = {"pid": os.getpid(), "host": socket.gethostname(), "what": self.what}
+        data = json.dumps({**record, "since": time.time()}).encode()
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, data, 0)
+        except OSError:
+            pass  # a full disk: waiters then say "another process"
+
+    def _unlock_file(self) -> None:
+        if fcntl is None:  # pragma: no cover - Windows
+            self._held.fallback.release()
+            return
+        fd, self._held.fd = self._held.fd, None
+        assert fd is not None
+        try:
+            self.path.unlink()  # while locked: whoever waits on it starts again
+        except OSError:
+            pass  # already gone (prune took it while we held it: impossible) or read-only
+        finally:
+            os.close(fd)  # drops the flock
+
+    def _lock_with_filelock(self, deadline: float) -> bool:  # pragma: no cover - Windows
+        from filelock import FileLock, Timeout
+
+        self._held.fallback = self._held.fallback or FileLock(str(self.path))
+        try:
+            self._held.fallback.acquire(timeout=max(deadline - time.monotonic(), 0))
+        except Timeout:
+            return False
+        return True

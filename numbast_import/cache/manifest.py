@@ -1,11 +1,18 @@
-"""An entry's files and its manifest: what an intact entry holds, and how to tell.
+"""What an intact cache entry of each kind holds, checked in one place.
 
-A header entry is ``<root>/<2 hex>/<digest>/`` holding ``bindings.py``, ``bindings.pyc`` (its
-code object, compiled once when the entry is built), ``shim.cu``, ``shim.ltoir`` and
-``manifest.json``. The manifest is written last and carries the sha256 of every artifact, so an
-entry without a valid manifest, or whose files do not hash to it, is partial or corrupt. A
-manifest is data read from disk: every field is type-checked before use, so a damaged one is a
-reason to rebuild, never an exception.
+Every entry is a directory holding its artifacts and ``manifest.json``, written last, which
+names the entry's kind and format, its key (in clear text, so ``numbast-cache show`` can explain
+a miss) and the sha256 of every artifact. A manifest is data read from disk:
+:func:`manifest_problem` checks the type of every field, required and optional, for the entry's
+kind, and everything that reads manifests (imports, ``compile()``, ``verify``, ``show``,
+``coverage``, ``prune``, ``clear``) reads them through it, so a damaged one is a reason to
+rebuild, never an exception.
+
+The kinds (:class:`EntryKind`): ``header`` (a mapped header's module: ``bindings.py``, its code
+object ``bindings.pyc``, ``shim.cu``, ``shim.ltoir``), ``rtc`` (a compiled ``SourceModule``),
+``program`` (a cuda.core program stored through ``ProgramCacheResource``) and ``instance`` (a
+template instance's record, or the LTO-IR of shims compiled with instances, kept inside a header
+entry).
 
 ``bindings.pyc`` is a hash-based .pyc (PEP 552): Python's magic number, flags, the source hash
 of ``bindings.py`` and the marshalled code. A hit runs it without compiling, as importlib runs
@@ -16,19 +23,22 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import marshal
 import types
-from collections.abc import Mapping
-from pathlib import Path
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from numbast_import.cache.key import FORMAT_VERSION
+
+MANIFEST = "manifest.json"
+
+# Header entries.
 KIND = "header"
 BINDINGS = "bindings.py"
 BINDINGS_CODE = "bindings.pyc"
 SHIM_SOURCE = "shim.cu"
 SHIM_LTOIR = "shim.ltoir"
-MANIFEST = "manifest.json"
 ARTIFACTS = (BINDINGS, BINDINGS_CODE, SHIM_SOURCE, SHIM_LTOIR)
 
 _PYC_CHECKED_HASH = 0b11  # PEP 552 flags: hash-based, check_source
@@ -38,6 +48,135 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+# -- field types ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FieldType:
+    """What a manifest field must hold: ``description`` (for messages) and a check."""
+
+    description: str
+    accepts: Callable[[Any], bool]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _table(value: Any, accepts_value: Callable[[Any], bool]) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and accepts_value(v) for k, v in value.items()
+    )
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _stamp(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(_is_int(v) for v in value)
+
+
+_COUNTS = ("found", "bound", "skipped", "excluded", "host_only")
+_NOT_BOUND = ("what", "where", "outcome", "reason")
+
+
+def _coverage(value: Any) -> bool:
+    """The shape ``numbast.static.coverage.summarize`` gives and ``numbast-cache coverage``
+    reads."""
+    if not isinstance(value, dict):
+        return False
+    kinds, functions = value.get("kinds"), value.get("device_functions")
+    if not (isinstance(kinds, dict) and isinstance(functions, dict)):
+        return False
+    for counts in kinds.values():
+        if not isinstance(counts, dict) or not all(_is_int(counts.get(n)) for n in _COUNTS):
+            return False
+        listed = counts.get("not_bound")
+        if not isinstance(listed, list) or not all(
+            isinstance(item, dict) and all(isinstance(item.get(n), str) for n in _NOT_BOUND)
+            for item in listed
+        ):
+            return False
+    percent = functions.get("percent")
+    return (
+        _is_int(functions.get("found"))
+        and _is_int(functions.get("bound"))
+        and (percent is None or _is_number(percent))
+    )
+
+
+STRING = FieldType("a string", lambda v: isinstance(v, str))
+STRING_OR_NULL = FieldType("a string or null", lambda v: v is None or isinstance(v, str))
+INTEGER = FieldType("an integer", _is_int)
+NUMBER = FieldType("a number", _is_number)
+OBJECT = FieldType("an object", lambda v: isinstance(v, dict))
+STRINGS = FieldType("a list of strings", _strings)
+DIGESTS = FieldType("a table of file names to sha256 strings", lambda v: _table(v, _is_str))
+NAMES = FieldType("a table of strings to strings", lambda v: _table(v, _is_str))
+STAMPS = FieldType("a table of paths to [size, mtime_ns]", lambda v: _table(v, _stamp))
+COVERAGE = FieldType("a coverage summary (kinds, device_functions)", _coverage)
+
+# Fields every entry's manifest has, and may have.
+COMMON_REQUIRED: dict[str, FieldType] = {
+    "kind": STRING,
+    "format": INTEGER,
+    "key": OBJECT,
+    "artifacts": DIGESTS,
+}
+COMMON_OPTIONAL: dict[str, FieldType] = {"created": NUMBER, "built_by": OBJECT}
+
+
+# -- kinds ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EntryKind:
+    """One kind of cache entry: where its entries live under a root (``directory``, "" for the
+    root itself), the format its manifests must carry, the fields beyond the common ones, the
+    artifacts every entry must have, and a last check of the artifacts' contents."""
+
+    name: str
+    directory: str
+    format: int
+    required: Mapping[str, FieldType] = field(default_factory=dict)
+    optional: Mapping[str, FieldType] = field(default_factory=dict)
+    artifacts: tuple[str, ...] = ()
+    sharded: bool = True  # <directory>/<2 hex>/<digest>/, else <directory>/<digest>/
+    check: Callable[[Mapping[str, bytes]], str | None] | None = None
+
+
+def manifest_problem(manifest: Any, kind: EntryKind) -> str | None:
+    """Why ``manifest`` (parsed JSON) is not the manifest of an entry of ``kind``, or None."""
+    if not isinstance(manifest, dict):
+        return f"{MANIFEST} is not a JSON object"
+    required = {**COMMON_REQUIRED, **kind.required}
+    optional = {**COMMON_OPTIONAL, **kind.optional}
+    for name in required:
+        if name not in manifest:
+            return f"{MANIFEST} lacks {name!r}"
+    for name, expected in (*required.items(), *optional.items()):
+        if name in manifest and not expected.accepts(manifest[name]):
+            found = type(manifest[name]).__name__
+            return f"{MANIFEST}: {name!r} must be {expected.description} (it is a {found})"
+    if manifest["kind"] != kind.name:
+        return f"{MANIFEST}: kind {manifest['kind']!r} is not {kind.name!r}"
+    missing = [name for name in kind.artifacts if name not in manifest["artifacts"]]
+    if missing:
+        return f"{MANIFEST} lists no {', '.join(missing)}"
+    if not manifest["artifacts"]:
+        return f"{MANIFEST} lists no artifacts"
+    for name in manifest["artifacts"]:
+        if name in ("", ".", "..", MANIFEST) or "/" in name or "\\" in name or "\0" in name:
+            return f"{MANIFEST} names an artifact {name!r} outside the entry"
+    return None
+
+
+# -- header entries ---------------------------------------------------------------------------
 def code_to_pyc(code: types.CodeType, source: bytes) -> bytes:
     """A checked hash-based .pyc of ``code``, compiled from ``source``."""
     header = importlib.util.MAGIC_NUMBER + _PYC_CHECKED_HASH.to_bytes(4, "little")
@@ -71,61 +210,36 @@ def _with_filename(code: types.CodeType, filename: str) -> types.CodeType:
     return code.replace(co_filename=filename, co_consts=consts)
 
 
-def read_manifest(path: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """The manifest of the entry at ``path`` if it is well-formed, else (None, why not)."""
-    try:
-        manifest = json.loads((path / MANIFEST).read_bytes())
-    except FileNotFoundError:
-        return None, f"{MANIFEST} missing (a partial entry)"
-    except OSError as exc:
-        return None, f"{MANIFEST} unreadable ({exc.strerror})"
-    except ValueError:
-        return None, f"{MANIFEST} is not valid JSON"
-    problem = manifest_problem(manifest)
-    return (None, problem) if problem else (manifest, None)
+def _header_artifacts_problem(artifacts: Mapping[str, bytes]) -> str | None:
+    return pyc_problem(artifacts[BINDINGS_CODE], artifacts[BINDINGS])
 
 
-def manifest_problem(manifest: Any) -> str | None:
-    """Why ``manifest`` (parsed JSON) is not a header entry's manifest, or None."""
-    if not isinstance(manifest, dict):
-        return f"{MANIFEST} is not a JSON object"
-    expected = {"format": int, "key": dict, "included_files": dict, "artifacts": dict}
-    for name, kind in expected.items():
-        if name not in manifest:
-            return f"{MANIFEST} lacks {name!r}"
-        if not isinstance(manifest[name], kind) or isinstance(manifest[name], bool):
-            return f"{MANIFEST}: {name!r} is a {type(manifest[name]).__name__}, not {kind.__name__}"
-    if manifest.get("kind", KIND) != KIND:
-        return f"{MANIFEST}: kind {manifest.get('kind')!r} is not {KIND!r}"
-    for name in ("included_files", "artifacts"):
-        if not _all_strings(manifest[name]):
-            return f"{MANIFEST}: {name!r} must map file names to sha256 strings"
-    return None
+HEADER = EntryKind(
+    name=KIND,
+    directory="",
+    format=FORMAT_VERSION,
+    required={"included_files": DIGESTS},
+    optional={
+        "included_stamps": STAMPS,
+        "shims_left_out": STRINGS,
+        "shims_rejected": NAMES,  # shim -> NVRTC's message
+        "coverage": COVERAGE,
+        "project": STRING_OR_NULL,
+        "regenerate": STRING_OR_NULL,
+    },
+    artifacts=ARTIFACTS,
+    check=_header_artifacts_problem,
+)
 
+# A compiled SourceModule: kernel.<target> and source.cu; the key is the whole compile request.
+RTC = EntryKind(name="rtc", directory="rtc", format=1, optional={"lowered_names": NAMES})
 
-def read_entry(path: Path) -> tuple[dict[str, Any] | None, dict[str, bytes], list[str]]:
-    """The manifest, the artifacts, and every reason the entry is not intact (none when it
-    is). Each file is read once: what was checked is what the caller uses."""
-    manifest, problem = read_manifest(path)
-    if manifest is None:
-        return None, {}, [problem or "unreadable"]
-    artifacts: dict[str, bytes] = {}
-    problems = []
-    for name in ARTIFACTS:
-        try:
-            data = (path / name).read_bytes()
-        except OSError:
-            problems.append(f"{name} missing")
-            continue
-        if manifest["artifacts"].get(name) != sha256(data):
-            problems.append(f"{name} does not match its sha256 in {MANIFEST}")
-        artifacts[name] = data
-    if not problems:
-        problem = pyc_problem(artifacts[BINDINGS_CODE], artifacts[BINDINGS])
-        if problem:
-            problems.append(problem)
-    return (manifest if not problems else None), artifacts, problems
+# A cuda.core program stored through ProgramCacheResource: program.bin under the digest of
+# cuda.core's key (make_program_cache_key), which the manifest keeps in hex.
+PROGRAM = EntryKind(name="program", directory="programs", format=1, artifacts=("program.bin",))
 
+# Inside a header entry (<entry>/instances/<digest>/): a template instance's record
+# (record.json) or the LTO-IR of shims compiled with instances (unit.ltoir).
+INSTANCE = EntryKind(name="instance", directory="", format=1, sharded=False)
 
-def _all_strings(table: Mapping[Any, Any]) -> bool:
-    return all(isinstance(k, str) and isinstance(v, str) for k, v in table.items())
+KINDS = {kind.name: kind for kind in (HEADER, RTC, PROGRAM, INSTANCE)}

@@ -17,6 +17,7 @@ import os
 import stat
 from pathlib import Path
 
+from ast_canopy.cache_files import unsafe_reason
 from numbast_import.errors import CacheSafetyError
 
 logger = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ __all__ = [
     "cache_root",
     "check_safe",
     "ensure_private_dir",
+    "refuse_unsafe",
 ]
 
 
@@ -93,18 +95,25 @@ def check_safe(path: Path, shared: bool = False) -> None:
     are judged by what they point to, which is what gets read."""
     try:
         info = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    refuse_unsafe(path, info, shared)
+
+
+def refuse_unsafe(path: Path, info: os.stat_result, shared: bool = False) -> None:
+    """Raise CacheSafetyError, saying how to fix it, when the cached directory or file
+    ``path`` (with ``os.stat`` result ``info``) must not be trusted."""
+    problem = unsafe_reason(info, shared)
+    if problem is None:
         return
     what = "directory" if stat.S_ISDIR(info.st_mode) else "file"
-    if hasattr(os, "getuid") and info.st_uid not in ({os.getuid(), 0} if shared else {os.getuid()}):
-        fix = f"remove it from {LAYERS_ENV}" if shared else f"set {ENV_VAR} to a directory of yours"
-        raise CacheSafetyError(
-            f"numbast-import cache {what} {path} belongs to uid {info.st_uid}, not to you (uid "
-            f"{os.getuid()}); its code would run as you. Remove it, or {fix}"
-        )
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise CacheSafetyError(
-            f"numbast-import cache {what} {path} is writable by others (mode "
-            f"{stat.S_IMODE(info.st_mode):o}); other users could plant code in it. Run "
-            f"`chmod go-w {path}`, or set {ENV_VAR} to a private directory"
-        )
+    if "writable by others" in problem:
+        fix = f"Run `chmod go-w {path}`, or set {ENV_VAR} to a private directory"
+    elif shared:
+        fix = f"Remove it, or remove its layer from {LAYERS_ENV}"
+    else:
+        fix = f"Remove it, or set {ENV_VAR} to a directory of yours"
+    raise CacheSafetyError(
+        f"numbast-import cache {what} {path} is not safe to use: {problem}, so others could "
+        f"plant code that runs as you. {fix}"
+    )

@@ -8,6 +8,8 @@ and make a primary context current; nothing is destroyed while other libraries m
 
 from __future__ import annotations
 
+import atexit
+import logging
 import threading
 from typing import Any
 
@@ -66,6 +68,24 @@ def driver():
 
 
 _thread = threading.local()
+_exit_sync_registered = False
+
+
+def _synchronize_at_exit() -> None:
+    """Wait for the device before the process ends, so that the output of device ``printf``
+    appears (PyCUDA's autoinit destroys its context at exit, which flushes it too)."""
+    try:
+        check(driver().cuCtxSynchronize(), "cuCtxSynchronize at exit")
+    except Error as exc:  # a failed kernel's error was reported where it happened
+        logging.getLogger(__name__).debug("%s", exc)
+
+
+def _made_current() -> None:
+    global _exit_sync_registered
+    _thread.has_context = True
+    if not _exit_sync_registered:
+        _exit_sync_registered = True
+        atexit.register(_synchronize_at_exit)
 
 
 def ensure_context() -> None:
@@ -79,7 +99,7 @@ def ensure_context() -> None:
         from cuda.core import Device as CoreDevice
 
         CoreDevice(0).set_current()
-    _thread.has_context = True
+    _made_current()
 
 
 def current_device():
@@ -154,7 +174,7 @@ class Device:
     def make_context(self, flags: int = 0) -> Context:
         """Make this device's primary context current and return it."""
         self._core().set_current()
-        _thread.has_context = True
+        _made_current()
         return Context(self)
 
     def retain_primary_context(self) -> Context:

@@ -77,8 +77,10 @@ class TextureReference:
 
     def set_address(self, devptr: Any, nbytes: int, allow_offset: bool = False) -> int:
         """Bind linear memory (read with ``tex1Dfetch``); returns the offset, always 0."""
-        self._resource = ("linear", device_pointer(devptr), int(nbytes))
-        self._dirty = True
+        resource = ("linear", device_pointer(devptr), int(nbytes))
+        if resource != self._resource:  # programs rebind the same memory before each launch
+            self._resource = resource
+            self._dirty = True
         return 0
 
     def set_address_2d(self, devptr: Any, descriptor: Any, pitch: int) -> None:
@@ -88,8 +90,10 @@ class TextureReference:
         self._dirty = True
 
     def set_format(self, fmt: int, num_channels: int) -> None:
-        self._format = (array_format(int(fmt)), int(num_channels))
-        self._dirty = True
+        new = (array_format(int(fmt)), int(num_channels))
+        if new != self._format:
+            self._format = new
+            self._dirty = True
 
     def set_address_mode(self, dim: int, mode: int) -> None:
         self._address_modes[int(dim)] = address_mode(int(mode))

@@ -40,6 +40,7 @@ __all__ = [  # noqa: F822  (resolved lazily by __getattr__)
     "ClassTemplatePartialSpecialization",
     "AliasTemplate",
     "ConstExprVar",
+    "MacroConstant",
 ]
 
 # name -> submodule that defines it; resolved on first attribute access (PEP 562), so importing
@@ -48,7 +49,7 @@ __all__ = [  # noqa: F822  (resolved lazily by __getattr__)
 _MODEL = (
     "Access AliasTemplate BaseClass ClassTemplate ClassTemplatePartialSpecialization "
     "ClassTemplateSpecialization ConstExprVar Declarations ExecutionSpace Field Function "
-    "FunctionTemplate Method MethodKind ParamVar Struct Template TemplateParam "
+    "FunctionTemplate MacroConstant Method MethodKind ParamVar Struct Template TemplateParam "
     "TemplateParamKind Type Typedef TypeKind"
 ).split()
 _LAZY = {

@@ -52,6 +52,8 @@ def lib() -> object:
         ("clang_EvalResult_dispose", [c_void_p], None),
         ("clang_getClangVersion", [], ci._CXString),
         ("clang_Cursor_isInlineNamespace", [ci.Cursor], c_uint),
+        ("clang_Cursor_isMacroFunctionLike", [ci.Cursor], c_uint),
+        ("clang_getNumArgTypes", [ci.Type], c_int),
         (
             "clang_getSpellingLocation",
             [
@@ -65,7 +67,41 @@ def lib() -> object:
     ]
     for item in extra:
         ci.register_function(handle, item, False)
+    _install_fast_null_check()
+    _install_fast_enum_lookup()
     return handle
+
+
+def _install_fast_enum_lookup() -> None:
+    """cindex turns every kind id into its enum member with ``cls(id)``, which goes through
+    ``Enum.__call__``; the walk asks for a few hundred thousand kinds in a big header. The
+    member comes from the enum's own value map instead; anything the map lacks goes the old
+    way (and raises as before)."""
+
+    def from_id(cls: type, value: int) -> object:
+        try:
+            return cls._value2member_map_[value]
+        except (KeyError, TypeError):
+            return cls(value)
+
+    ci.BaseEnumeration.from_id = classmethod(from_id)  # type: ignore[method-assign,assignment]
+
+
+def _install_fast_null_check() -> None:
+    """cindex guards every cursor method with ``is_null()``, which compares with the null
+    cursor through a ctypes call into ``clang_equalCursors``: about a third of the walk's time.
+    The null cursor is ``{CXCursor_InvalidFile, 0, {NULL, NULL, NULL}}``, and
+    ``clang_equalCursors`` compares exactly kind and data, so the same answer is read from the
+    struct's own fields in Python."""
+    null = ci.conf.null_cursor
+    null_kind = null._kind_id
+    if any(null.data):  # not the null cursor clang has always had: keep cindex's check
+        return
+
+    def is_null(cursor: ci.Cursor) -> bool:
+        return cursor._kind_id == null_kind and not any(cursor.data)
+
+    ci.Cursor.is_null = is_null  # type: ignore[method-assign]
 
 
 @functools.cache
@@ -93,10 +129,48 @@ def spelling_location(location: ci.SourceLocation) -> tuple[str, int] | None:
     return ci.File(file).name, offset.value
 
 
+# CXCursor_PreprocessingDirective, MacroExpansion and InclusionDirective (not MacroDefinition):
+# with the detailed preprocessing record, tens of thousands of top-level cursors no walk uses.
+DIRECTIVES_AND_EXPANSIONS = frozenset(
+    {
+        ci.CursorKind.PREPROCESSING_DIRECTIVE.value,
+        ci.CursorKind.MACRO_INSTANTIATION.value,
+        ci.CursorKind.INCLUSION_DIRECTIVE.value,
+    }
+)
+
+
+def children(parent: ci.Cursor, skip_kinds: frozenset[int] = frozenset()) -> list[ci.Cursor]:
+    """``parent.get_children()`` without the cursors whose kind id is in ``skip_kinds``, which
+    are dropped in the visitor before any Python object is kept for them."""
+    found: list[ci.Cursor] = []
+    tu = parent._tu
+
+    def visit(child: ci.Cursor, _parent: ci.Cursor, _data: object) -> int:
+        if child._kind_id not in skip_kinds:
+            child._tu = tu
+            found.append(child)
+        return 1  # CXChildVisit_Continue
+
+    lib().clang_visitChildren(parent, ci.cursor_visit_callback(visit), None)
+    return found
+
+
 def is_inline_namespace(cursor: ci.Cursor) -> bool:
     """True for ``inline namespace v2 {...}``: a scope that C++ (and clang's type spellings)
     leave out of qualified names."""
     return bool(lib().clang_Cursor_isInlineNamespace(cursor))
+
+
+def is_function_like_macro(cursor: ci.Cursor) -> bool:
+    """True for ``#define F(x) ...``; False for an object-like macro (``#define PI 3.14f``)."""
+    return bool(lib().clang_Cursor_isMacroFunctionLike(cursor))
+
+
+def argument_count(function_type: ci.Type) -> int:
+    """Parameters of a function type (-1 for one without a prototype); cindex's
+    ``argument_types()`` builds a class per call to answer the same."""
+    return lib().clang_getNumArgTypes(function_type)
 
 
 def unqualified(t: ci.Type) -> ci.Type:

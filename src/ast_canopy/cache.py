@@ -21,10 +21,11 @@ import functools
 import logging
 import os
 import shutil
-import stat
 import sys
 import tempfile
 from pathlib import Path
+
+from ast_canopy import cache_files
 
 logger = logging.getLogger(__name__)
 
@@ -71,10 +72,14 @@ def _default_cache_dir() -> Path:
     return (Path(root).expanduser() if root else user_cache_root()) / SUBDIRECTORY
 
 
-def _is_private(path: Path) -> bool:
-    info = path.stat()
-    owned = not hasattr(os, "getuid") or info.st_uid == os.getuid()
-    return owned and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+def unsafe_reason(path: Path) -> str | None:
+    """Why the cache file or directory ``path`` must not be trusted (another user's, or
+    writable by others), or None; a missing path is no reason."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return cache_files.unsafe_reason(info)
 
 
 def persistent_cache_dir() -> Path | None:
@@ -99,11 +104,13 @@ def _checked_cache_dir(path: Path) -> Path | None:
             CACHE_DIR_ENV,
         )
         return None
-    if not _is_private(path):
+    problem = unsafe_reason(path)
+    if problem:
         logger.warning(
-            "ast_canopy cache directory %s is owned by another user or writable by others; "
-            "not using it. Fix its permissions (chmod 700) or set %s.",
+            "ast_canopy cache directory %s is not safe to use (%s); not using it. Fix its "
+            "permissions (chmod 700) or set %s.",
             path,
+            problem,
             CACHE_DIR_ENV,
         )
         return None

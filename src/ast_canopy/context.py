@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 
 from clang import cindex as ci
@@ -13,11 +14,17 @@ class Context:
     """Everything the cursor -> model functions need besides the cursor itself."""
 
     def __init__(
-        self, tu: ci.TranslationUnit, retained: frozenset[str], entry_point: str = ""
+        self,
+        tu: ci.TranslationUnit,
+        retained: frozenset[str],
+        entry_point: str = "",
+        default_device: bool = False,
     ) -> None:
         self.tu = tu
         self.retained = retained  # realpaths
         self.entry_point = entry_point  # the header as the caller named it
+        # Functions with no execution space are __device__ (NVRTC's -default-device).
+        self.default_device = default_device
         policy = ci.PrintingPolicy.create(tu.cursor)
         # Terse: no function bodies or class members in pretty-printed declarations, which we
         # read only for specifiers (constexpr, inline) and attribute names.
@@ -28,6 +35,7 @@ class Context:
         # identity, and it is a system call, so each spelling is resolved once.
         self._realpaths: dict[str, str] = {}
         self._sources: dict[str, bytes] = {}
+        self._files: dict[int | None, str] = {}  # file handle address -> realpath
 
     def realpath(self, name: str) -> str:
         found = self._realpaths.get(name)
@@ -35,19 +43,30 @@ class Context:
             found = self._realpaths[name] = os.path.realpath(name)
         return found
 
+    def _expansion(self, cursor: ci.Cursor) -> tuple[str | None, int]:
+        """(realpath or None, line) of a cursor's expansion location. A file's name is asked
+        of libclang once per file handle (a string conversion per call adds up over a big
+        header), then looked up by the handle's address."""
+        file, line, _column, _offset = cursor.location._get_instantiation()
+        if file is None:
+            return None, line
+        handle = ctypes.cast(file.obj, ctypes.c_void_p).value
+        path = self._files.get(handle)
+        if path is None:
+            path = self._files[handle] = self.realpath(file.name)
+        return path, line
+
     def file_of(self, cursor: ci.Cursor) -> str | None:
         """Realpath of the file a declaration is written in (its expansion location)."""
-        file = cursor.location.file
-        return None if file is None else self.realpath(file.name)
+        return self._expansion(cursor)[0]
 
     def is_retained(self, cursor: ci.Cursor) -> bool:
-        path = self.file_of(cursor)
+        path = self._expansion(cursor)[0]
         return path is not None and path in self.retained
 
     def position(self, cursor: ci.Cursor) -> tuple[str, int]:
-        location = cursor.location
-        file = location.file
-        return ("" if file is None else self.realpath(file.name)), location.line
+        path, line = self._expansion(cursor)
+        return path or "", line
 
     def source(self, name: str) -> bytes:
         """A file's bytes (b"" when unreadable), read once per parse."""

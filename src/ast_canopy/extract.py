@@ -11,7 +11,7 @@ import logging
 
 from clang import cindex as ci
 
-from ast_canopy import _libclang, functions, instances, records, templates, values
+from ast_canopy import _libclang, functions, instances, macros, records, templates, values
 from ast_canopy.context import Context
 from ast_canopy.model import Declarations, Enum_, Typedef
 
@@ -32,6 +32,7 @@ class Extractor:
         # A function declared in the .h and defined in the .hpp is one function: keep its first
         # declaration (the one with the default arguments and the documented parameter names).
         self._seen_usrs: set[str] = set()
+        self._macros = macros.MacroCollector(ctx)
         self._handlers = {
             _CK.FUNCTION_DECL: self._function,
             _CK.FUNCTION_TEMPLATE: self._function_template,
@@ -50,15 +51,21 @@ class Extractor:
     def run(self) -> Declarations:
         self._walk(self.ctx.tu.cursor, "")
         self.decls.class_template_specializations += instances.named_instances(self.ctx, self.decls)
+        self.decls.macro_constants = self._macros.constants()
         return self.decls
 
     def _walk(self, parent: ci.Cursor, scope: str) -> None:
         is_retained = self.ctx.is_retained
         handlers = self._handlers
-        for cursor in parent.get_children():
+        # With the detailed preprocessing record (kept only when a retained file defines a
+        # macro that may be a literal), every directive and expansion is a top-level cursor.
+        for cursor in _libclang.children(parent, _libclang.DIRECTIVES_AND_EXPANSIONS):
             if not is_retained(cursor):
                 continue
             kind = cursor.kind
+            if kind == _CK.MACRO_DEFINITION:
+                self._macros.visit(cursor)
+                continue
             if kind in _SCOPES:
                 name = cursor.spelling if kind == _CK.NAMESPACE else ""
                 if name and _libclang.is_inline_namespace(cursor):

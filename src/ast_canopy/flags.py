@@ -70,6 +70,11 @@ def clang_args(
         f"-std={cxx_standard}",
         # clang 22 knows CUDA up to 12.x and warns about newer toolkits it parses fine.
         "-Wno-unknown-cuda-version",
+        # `operator"" _suffix` (with a space) is deprecated since C++23 and clang says so for
+        # every one; CUTLASS's numeric types declare a dozen. Style, not meaning.
+        "-Wno-deprecated-literal-operator",
+        # The header is the main file here, and headers say `#pragma once`.
+        "-Wno-pragma-once-outside-header",
     ]
     # Separate "-isystem" tokens: libclang-ng injects its own libc++ unless it sees one, and
     # that libc++ does not work with clang's CUDA wrappers; so there is always at least one.

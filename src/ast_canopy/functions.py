@@ -50,13 +50,18 @@ _ARRAYS = {
 }
 
 
-def exec_space_of(host: bool, device: bool, is_global: bool) -> ExecutionSpace:
+def exec_space_of(
+    host: bool, device: bool, is_global: bool, default_device: bool = False
+) -> ExecutionSpace:
+    """``default_device``: no attribute at all means __device__ (NVRTC's -default-device)."""
     if is_global:
         return ExecutionSpace.GLOBAL
     if device:
         return ExecutionSpace.HOST_DEVICE if host else ExecutionSpace.DEVICE
     # No attribute at all is host code in CUDA; NVIDIA's model calls it "undefined".
-    return ExecutionSpace.HOST if host else ExecutionSpace.UNDEFINED
+    if host:
+        return ExecutionSpace.HOST
+    return ExecutionSpace.DEVICE if default_device else ExecutionSpace.UNDEFINED
 
 
 def default_value_of(ctx: Context, param: ci.Cursor) -> str | None:
@@ -176,7 +181,7 @@ def function_fields(
     if function_type.kind == ci.TypeKind.FUNCTIONPROTO:
         # Parameters of a function type written in the return type (`int (*f())(int)`) are
         # PARM_DECL children too, visited before the function's own, which come last.
-        count = len(function_type.argument_types())
+        count = _libclang.argument_count(function_type)
         param_cursors = param_cursors[len(param_cursors) - count :] if count else []
     params = tuple(_param(ctx, child) for child in param_cursors)
     head, text = _pretty_head(ctx, cursor)
@@ -190,7 +195,7 @@ def function_fields(
         "qual_name": qual_name,
         "return_type": ctx.types.make(cursor.result_type),
         "params": params,
-        "exec_space": exec_space_of(host, device, is_global),
+        "exec_space": exec_space_of(host, device, is_global, ctx.default_device),
         "mangled_name": dependent_mangled_name(cursor, qual_name)
         if is_template or dependent
         else cursor.mangled_name,

@@ -186,8 +186,6 @@ class Struct:
     nested_class_templates: tuple[ClassTemplate, ...] = ()
     non_public_methods: tuple[Method, ...] = ()
     parse_entry_point: str = ""
-    # Public member types by name: nested records, typedefs and aliases (``TempStorage``).
-    member_type_names: tuple[str, ...] = ()
 
     def constructors(self) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.kind.is_constructor)
@@ -270,6 +268,26 @@ class ConstExprVar:
     line: int = 0
 
 
+@dataclass(frozen=True)
+class MacroConstant:
+    """An object-like macro whose replacement is a literal: ``#define CUDART_PI_F 3.141592654f``.
+
+    ``type_`` is the literal's C++ type (``float``; for an integer the first of C++'s candidate
+    types that holds it, for a string ``const char[N]``), ``value`` what the compiler makes of
+    it (the correctly rounded float for an ``f`` suffix), ``value_serialized`` C++ literal text
+    of that value as ConstExprVar's, and ``expansion`` the replacement as written. A macro
+    naming another such macro (``#define PI CUDART_PI_F``) has that one's value and type.
+    """
+
+    name: str
+    type_: Type
+    value_serialized: str
+    value: bool | int | float | str
+    expansion: str
+    file: str = ""
+    line: int = 0
+
+
 @dataclass
 class Declarations:
     """Everything retained from one parse, each list in source order."""
@@ -290,6 +308,8 @@ class Declarations:
         default_factory=list
     )
     alias_templates: list[AliasTemplate] = field(default_factory=list)
+    # Object-like macros of the retained files that expand to a literal (not NVIDIA's).
+    macro_constants: list[MacroConstant] = field(default_factory=list)
 
 
 __all__ = [
@@ -306,6 +326,7 @@ __all__ = [
     "Field",
     "Function",
     "FunctionTemplate",
+    "MacroConstant",
     "Method",
     "MethodKind",
     "ParamVar",

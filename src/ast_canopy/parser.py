@@ -19,7 +19,7 @@ from pathlib import Path
 
 from clang import cindex as ci
 
-from ast_canopy import _libclang, flags, prelude, toolchain
+from ast_canopy import _libclang, flags, hidden_headers, macros, prelude, toolchain
 from ast_canopy.context import Context
 from ast_canopy.errors import ParseError
 from ast_canopy.extract import extract
@@ -64,7 +64,11 @@ def _unsupported_arch(errors: list[ci.Diagnostic], arch: str) -> ValueError | No
 
 
 def _parse(
-    source: str, args: list[str], retained: frozenset[str], use_prelude: bool = True
+    source: str,
+    args: list[str],
+    retained: frozenset[str],
+    use_prelude: bool = True,
+    options: int = _PARSE_OPTIONS,
 ) -> tuple[ci.TranslationUnit, list[str]]:
     """Parse, with the precompiled prelude when possible; returns the TU and the files the
     prelude read (which the TU itself does not list)."""
@@ -77,9 +81,7 @@ def _parse(
         pre = None
     if pre is not None:
         try:
-            tu = index.parse(
-                source, args=[*args, "-include-pch", pre.pch_path], options=_PARSE_OPTIONS
-            )
+            tu = index.parse(source, args=[*args, "-include-pch", pre.pch_path], options=options)
         except ci.TranslationUnitLoadError:
             tu = None  # clang refused the PCH outright (a header in it changed)
         if tu is not None and not _errors(tu):
@@ -91,7 +93,7 @@ def _parse(
         # Otherwise the header itself has errors: parse again without the prelude so that the
         # diagnostics are exactly those of a plain parse.
     try:
-        tu = index.parse(source, args=args, options=_PARSE_OPTIONS)
+        tu = index.parse(source, args=args, options=options)
     except ci.TranslationUnitLoadError as exc:
         raise ParseError(
             source, [f"libclang could not parse {source} at all ({exc}); args: {args}"]
@@ -152,6 +154,7 @@ def parse_declarations_from_source(
     clang_binary: str | None = None,
     *,
     cccl_root: str | None = None,
+    default_device: bool = False,
 ) -> Declarations:
     """Parse a CUDA C++ header and return the declarations written in ``files_to_retain``.
 
@@ -163,7 +166,9 @@ def parse_declarations_from_source(
     ``cuda_header_mode`` parses a header of the CUDA toolkit itself (a vendored ``cuda.h``) as
     plain C++, without clang's CUDA wrapper, so its declarations are read from this copy and
     not from the toolkit's. ``clang_binary`` is accepted and ignored (with a warning): parsing
-    needs no clang executable here. Keyword-only: ``cccl_root`` overrides the CCCL headers.
+    needs no clang executable here. Keyword-only: ``cccl_root`` overrides the CCCL headers;
+    ``default_device`` reads functions with no execution space as ``__device__`` ones, as NVRTC
+    compiles them with ``-default-device`` (clang itself sees host functions).
 
     Raises FileNotFoundError for a missing header or include directory, ValueError for an
     unknown arch or C++ standard, and ParseError listing every clang error unless
@@ -192,7 +197,11 @@ def parse_declarations_from_source(
     log("parsing %s: clang %s", source, " ".join(args))
 
     started = time.perf_counter()
-    tu, prelude_files = _parse(source, args, retained, use_prelude=not cuda_header_mode)
+    options = _PARSE_OPTIONS
+    if macros.defines_literals(retained):
+        # Macro definitions are kept only in the detailed preprocessing record.
+        options |= ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+    tu, prelude_files = _parse(source, args, retained, not cuda_header_mode, options)
     parsed = time.perf_counter()
     for diagnostic in tu.diagnostics:
         log("%s", format_diagnostic(diagnostic))
@@ -209,8 +218,27 @@ def parse_declarations_from_source(
             len(errors),
         )
 
-    decls = extract(Context(tu, retained, entry_point))
+    decls = extract(Context(tu, retained, entry_point, default_device=default_device))
     decls.included_files = _included_files(source, tu, prelude_files)
+    hidden = hidden_headers.hidden_headers(retained, tk.cudart_include)
+    if hidden and not cuda_header_mode:
+
+        def without_wrapper(header: str, kept: list[str]) -> Declarations:
+            return parse_declarations_from_source(
+                header,
+                kept,
+                arch,
+                toolkit_dirs or None,
+                cxx_standard,
+                additional_includes,
+                [*(defines or ()), "__CUDACC__"],  # what clang's wrapper would define
+                verbose,
+                bypass_parse_error,
+                cuda_header_mode=True,
+                cccl_root=cccl_root,
+            )
+
+        hidden_headers.add_hidden_declarations(decls, hidden, without_wrapper)
     log(
         "parsed %s in %.3f s, extracted in %.3f s",
         source,

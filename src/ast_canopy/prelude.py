@@ -11,6 +11,12 @@ The PCHs live in ``prelude/`` of the parser's cache directory (``<numbast-import
 root>/parser``), where ``numbast-cache prune`` manages them with the rest of the cache; at most
 16 are kept, the least recently used going first.
 
+A PCH is saved only where it fits with room to spare (libclang aborts the process when a save
+fills the disk), under a scratch name moved into place when whole, and the record beside it
+(``<key>.json``, with the PCH's size) is written after it: a PCH without its record, or of
+another size, is never given to clang. Where the cache cannot be written, the parse goes on
+without a prelude (one warning per process).
+
 The PCH is keyed by the libclang version and the exact argument list. clang itself refuses a PCH
 whose input headers changed (size or mtime); the parser then drops it, parses without it, and
 the next parse builds a fresh one. Setting ``AST_CANOPY_PRELUDE=0`` turns all of this off.
@@ -22,14 +28,13 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from clang import cindex as ci
 
-from ast_canopy import _libclang, cache
+from ast_canopy import _libclang, cache, cache_files
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +42,8 @@ PRELUDE_ENV = "AST_CANOPY_PRELUDE"
 _FORMAT_VERSION = "1"
 _KEEP_PRELUDES = 16  # newest PCH files kept; each is ~8 MB
 _PRELUDE_SOURCE = "/* ast_canopy prelude: everything clang includes before the header */\n"
+_TYPICAL_PCH_SIZE = 16 << 20
+_warned: set[Path] = set()
 
 
 @dataclass(frozen=True)
@@ -59,17 +66,37 @@ def _directory() -> Path | None:
     if root is None:
         return None
     directory = root / "prelude"
-    directory.mkdir(mode=0o700, exist_ok=True)
+    try:
+        directory.mkdir(mode=0o700, exist_ok=True)
+    except OSError as exc:
+        _warn_unsaved(directory, exc)
+        return None
     return directory
 
 
 def _load(pch: Path, sidecar: Path) -> Prelude | None:
-    if not (pch.is_file() and sidecar.is_file()):
+    """The prelude recorded by ``sidecar`` (written after the PCH), if the PCH is whole."""
+    if not sidecar.is_file():
+        return None
+    problem = cache.unsafe_reason(sidecar) or cache.unsafe_reason(pch)
+    if problem:
+        logger.warning("not using the precompiled prelude %s: %s", pch, problem)
         return None
     try:
-        files = json.loads(sidecar.read_text())["included_files"]
+        record = json.loads(sidecar.read_text())
+        files, size = record["included_files"], record["pch_size"]
+        if not (isinstance(files, list) and all(isinstance(f, str) for f in files)):
+            raise TypeError("included_files is not a list of paths")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         logger.warning("ignoring unreadable prelude record %s: %s", sidecar, exc)
+        return None
+    try:
+        whole = pch.stat().st_size == size
+    except OSError:
+        whole = False
+    if not whole:
+        # Never hand clang a PCH that is not the one recorded (a partial or damaged file).
+        discard(Prelude(str(pch), ()), "it is missing or not the size its record says")
         return None
     _mark_used(pch)
     return Prelude(str(pch), tuple(files))
@@ -85,28 +112,44 @@ def _mark_used(pch: Path) -> None:
         pass  # a read-only cache keeps the build time as the last use
 
 
-def _write_atomically(target: Path, write) -> None:
-    fd, scratch = tempfile.mkstemp(prefix=f".{target.name}-", dir=target.parent)
-    os.close(fd)
+def _last_use(path: Path) -> float:
     try:
-        write(scratch)
-        os.replace(scratch, target)
-    finally:
-        if os.path.exists(scratch):
-            os.unlink(scratch)
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0  # removed meanwhile
+
+
+def _expected_size(directory: Path) -> int:
+    """What a new PCH will take: as much as the largest one here (the flag sets differ
+    little), else a generous guess (they are ~8 MB)."""
+    sizes = []
+    for pch in directory.glob("*.pch"):
+        try:
+            sizes.append(pch.stat().st_size)
+        except OSError:
+            continue
+    return max([*sizes, _TYPICAL_PCH_SIZE])
 
 
 def _prune(directory: Path) -> None:
-    pchs = sorted(directory.glob("*.pch"), key=lambda p: p.stat().st_mtime, reverse=True)
+    pchs = sorted(directory.glob("*.pch"), key=_last_use, reverse=True)
     for old in pchs[_KEEP_PRELUDES:]:
-        for path in (old, old.with_suffix(".json")):
+        for path in (old.with_suffix(".json"), old):
             path.unlink(missing_ok=True)
+    cache_files.remove_dead_scratch(directory)
 
 
 def _build(directory: Path, args: list[str], pch: Path, sidecar: Path) -> Prelude | None:
     source = directory / "prelude.cuh"
-    if not source.is_file() or source.read_text() != _PRELUDE_SOURCE:
-        _write_atomically(source, lambda p: Path(p).write_text(_PRELUDE_SOURCE))
+    try:
+        if not source.is_file() or source.read_text() != _PRELUDE_SOURCE:
+            cache_files.write_atomically(source, _PRELUDE_SOURCE.encode())
+        # Checked before clang parses: a full disk would abort the process inside libclang
+        # when the PCH is saved, and the parse itself is the expensive part.
+        cache_files.require_space(directory, _expected_size(directory))
+    except OSError as exc:
+        _warn_unsaved(directory, exc)
+        return None
     options = (
         ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES
         | ci.TranslationUnit.PARSE_INCOMPLETE
@@ -121,16 +164,35 @@ def _build(directory: Path, args: list[str], pch: Path, sidecar: Path) -> Prelud
         # Not our business to report: the real parse repeats and reports these errors.
         return None
     included = sorted({os.path.realpath(inc.include.name) for inc in tu.get_includes()})
-    record = {"args": args, "clang": _libclang.clang_version(), "included_files": included}
     try:
-        _write_atomically(sidecar, lambda p: Path(p).write_text(json.dumps(record, indent=1)))
-        _write_atomically(pch, tu.save)
+        # The PCH first, the record that vouches for it last: a prelude without a record (a
+        # save that died) is never used, and a record always describes a whole PCH.
+        cache_files.write_atomically(pch, tu.save, expected_size=_expected_size(directory))
+        record = {
+            "args": args,
+            "clang": _libclang.clang_version(),
+            "included_files": included,
+            "pch_size": pch.stat().st_size,
+        }
+        cache_files.write_atomically(sidecar, json.dumps(record, indent=1).encode())
     except (OSError, ci.TranslationUnitSaveError) as exc:
-        logger.warning("could not save the precompiled prelude to %s: %s", pch, exc)
+        pch.unlink(missing_ok=True)
+        _warn_unsaved(directory, exc)
         return None
     _prune(directory)
     logger.debug("built precompiled prelude %s (%d files)", pch, len(included))
     return Prelude(str(pch), tuple(included))
+
+
+def _warn_unsaved(directory: Path, exc: BaseException) -> None:
+    # Once per directory and process: every parse would say it again.
+    if directory in _warned:
+        return
+    _warned.add(directory)
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+    logger.warning(
+        "cannot save the precompiled prelude in %s (%s); parsing without it", directory, reason
+    )
 
 
 def prelude_for(args: list[str]) -> Prelude | None:
@@ -145,9 +207,9 @@ def prelude_for(args: list[str]) -> Prelude | None:
     return _load(pch, sidecar) or _build(directory, args, pch, sidecar)
 
 
-def discard(prelude: Prelude) -> None:
-    """Remove a prelude clang refused (its headers changed); the next parse rebuilds it."""
-    logger.info("discarding stale precompiled prelude %s", prelude.pch_path)
+def discard(prelude: Prelude, why: str = "clang refused it: a header in it changed") -> None:
+    """Remove a prelude that cannot be used; the next parse rebuilds it."""
+    logger.info("discarding stale precompiled prelude %s (%s)", prelude.pch_path, why)
     pch = Path(prelude.pch_path)
-    for path in (pch, pch.with_suffix(".json")):
+    for path in (pch.with_suffix(".json"), pch):
         path.unlink(missing_ok=True)

@@ -50,6 +50,7 @@ class TypeFactory:
 
     def __init__(self, policy: ci.PrintingPolicy, pointer_size: int = 8) -> None:
         self._memo: dict[tuple[str, str, str], Type] = {}
+        self._by_identity: dict[tuple[int, int | None, int | None], Type] = {}
         self.policy = policy  # for fully qualified spellings
         self.pointer_size = pointer_size  # bytes; nvptx64 pointers are 8
         # Class template specializations among the record types made so far, by canonical
@@ -58,6 +59,13 @@ class TypeFactory:
         self.specializations: dict[str, ci.Cursor] = {}
 
     def make(self, t: ci.Type) -> Type:
+        # clang uniques types: the same (sugared) type is the same pointer in this translation
+        # unit, and a pointer asks nothing of libclang. A type met again under another pointer
+        # falls through to the spellings.
+        identity = (t._kind_id, t.data[0], t.data[1])
+        found = self._by_identity.get(identity)
+        if found is not None:
+            return found
         canonical = t.get_canonical()
         # The same spelling can name different types in different scopes (a typedef `real` in
         # two namespaces): the fully qualified spelling tells them apart.
@@ -66,6 +74,7 @@ class TypeFactory:
         found = self._memo.get(key)
         if found is None:
             found = self._memo[key] = self._build(t, canonical, qualified)
+        self._by_identity[identity] = found
         return found
 
     def decayed_array(self, t: ci.Type) -> Type:

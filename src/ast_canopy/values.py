@@ -27,7 +27,7 @@ def is_constexpr_var(ctx: Context, cursor: ci.Cursor) -> bool:
     return bool(_CONSTEXPR_RE.search(head))
 
 
-def _float_text(value: float, single: bool) -> str:
+def float_text(value: float, single: bool) -> str:
     """The shortest text that reads back as ``value``: as a float32 for ``single``, else as a
     double. clang evaluates `constexpr float x = 3.14` to 3.140000104904175; "3.14" is what the
     source means and what converts back to the same float."""
@@ -65,7 +65,7 @@ def evaluated_value(cursor: ci.Cursor) -> tuple[str, bool | int | float | str] |
         return str(evaluated.value), int(evaluated.value)
     if evaluated.kind == "float":
         value = float(evaluated.value)
-        text = _float_text(value, canonical_kind in _SINGLE_PRECISION)
+        text = float_text(value, canonical_kind in _SINGLE_PRECISION)
         return text, float(text) if math.isfinite(value) else value
     # A C string literal; JSON string escapes are valid C++ escapes for what matters here.
     return json.dumps(evaluated.value), str(evaluated.value)

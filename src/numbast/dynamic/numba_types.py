@@ -15,6 +15,7 @@ from numba.cuda import types
 from numba.cuda.vector_types import vector_types
 
 from ast_canopy.model import Type
+from numbast.planning.type_refs import TypeRef, static_type_table
 from numbast.planning.type_rules import (
     BUILTIN_NUMBA_NAMES,
     TypeTable,
@@ -51,10 +52,25 @@ class _NumbaVocabulary:
         return types.UniTuple(element, count)
 
 
+_INITIAL: dict[str, types.Type] = {**_BUILTINS, **_vector_type_table()}
 # C++ name -> Numba type. Starts with builtins and vector types; grows as things are bound.
-NUMBA_TYPE_TABLE: TypeTable[types.Type] = TypeTable(
-    _NumbaVocabulary(), {**_BUILTINS, **_vector_type_table()}.items()
-)
+NUMBA_TYPE_TABLE: TypeTable[types.Type] = TypeTable(_NumbaVocabulary(), _INITIAL.items())
+
+
+def in_process_type_table() -> TypeTable[TypeRef]:
+    """A planning table of described types (as a generated module's) that also knows every type
+    bound or registered in this process: ``bind_header`` plans a header as a module is planned,
+    and its declarations may use types bound before it."""
+    table = static_type_table()
+    for name, numba_type, storage in NUMBA_TYPE_TABLE.items():
+        if _INITIAL.get(name) is numba_type:
+            continue  # a builtin or vector type: the described table has it
+        ref = TypeRef(("object", numba_type), name)
+        if storage is None:
+            table.register(name, ref)
+        else:
+            table.register_enum(name, ref, TypeRef(("object", storage), str(storage)))
+    return table
 
 
 def register_cxx_type(cxx_name: str, numba_type: types.Type) -> None:

@@ -21,10 +21,21 @@ from numbast.runtime.shim_library import ShimLibrary
 
 class ShimWriterBase(ShimLibrary):
     """``preceding_text`` is the text before the shims (usually ``#include "header.cuh"``);
-    ``include_dirs`` (ours) are where NVRTC looks for the headers it includes."""
+    ``include_dirs`` (ours) are where NVRTC looks for the headers it includes; ``nvrtc_options``
+    (ours) are NVRTC options the header needs (``-default-device``: then the shims are compiled
+    to LTO-IR here, for ``arch``, default the current GPU's; docs/nvrtc.md)."""
 
-    def __init__(self, preceding_text: str = "", *, include_dirs: Sequence[str] = ()) -> None:
-        super().__init__(preceding_text, include_dirs=include_dirs)
+    def __init__(
+        self,
+        preceding_text: str = "",
+        *,
+        include_dirs: Sequence[str] = (),
+        nvrtc_options: Sequence[str] = (),
+        arch: str | None = None,
+    ) -> None:
+        super().__init__(
+            preceding_text, include_dirs=include_dirs, nvrtc_options=nvrtc_options, arch=arch
+        )
         self._ptx: dict[str, PTXSource] = {}
         self._ptx_lock = threading.Lock()
 
@@ -63,8 +74,12 @@ class FileShimWriter(ShimWriterBase):
         *,
         path: str | os.PathLike[str] | None = None,
         include_dirs: Sequence[str] = (),
+        nvrtc_options: Sequence[str] = (),
+        arch: str | None = None,
     ) -> None:
-        super().__init__(preceding_text, include_dirs=include_dirs)
+        super().__init__(
+            preceding_text, include_dirs=include_dirs, nvrtc_options=nvrtc_options, arch=arch
+        )
         if path is None:
             fd, path = tempfile.mkstemp(prefix="numbast_shims_", suffix=".cu")
             os.close(fd)

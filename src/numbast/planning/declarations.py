@@ -23,7 +23,6 @@ from ast_canopy.model import (
     Enum_,
     Function,
     Method,
-    MethodKind,
     Struct,
     Type,
     TypeKind,
@@ -51,10 +50,10 @@ from numbast.planning.descriptions import (
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.implicit_constructors import implicit_constructors
 from numbast.planning.intents import IntentSpec, resolve_intents
+from numbast.planning.member_kinds import member_kind
 from numbast.planning.operators import COMPOUND, python_operator_for
 from numbast.planning.struct_layout import struct_members
-from numbast.planning.template_members import CALL_OPERATOR, member_template_row
-from numbast.planning.template_types import TemplateNames
+from numbast.planning.templates import TemplateNames, member_template_row
 from numbast.planning.type_rules import TypeTable, UnsupportedTypeError
 
 logger = logging.getLogger(__name__)
@@ -201,87 +200,47 @@ def plan_member(
     ``object_type`` is (the struct's type, its C++ spelling, its alignment); ``arg_intents``
     the intents of a method's reference and pointer parameters (methods and static methods).
     """
-    if method.access is not Access.PUBLIC or method.is_deleted:
+    member = member_kind(method)
+    if member is None:
         return None
-    kind = method.kind
-    if kind in (MethodKind.COPY_CONSTRUCTOR, MethodKind.MOVE_CONSTRUCTOR, MethodKind.DESTRUCTOR):
-        return None  # Numba copies values bitwise and runs no destructors
-    host_only = host_only_reason(method)
-    if host_only is not None:
-        raise BindingError(host_only)
-    if method.is_variadic:
-        raise BindingError("variadic methods cannot be bound")
-    if arg_intents and kind not in (MethodKind.METHOD, MethodKind.STATIC_METHOD):
+    if arg_intents and member.kind not in (rows.METHOD, rows.STATIC_METHOD):
         raise BindingError("argument intents apply to methods and static methods only")
     intents = resolve_intents(method.qual_name, method.params, arg_intents)
     params = [(p.type_, intent) for p, intent in zip(method.params, intents, strict=True)]
     plan = functools.partial(plan_call, type_table=type_table)
-
-    def shim_name(role: str = "") -> str:
-        return shim_name_for(method.mangled_name, method_text(method), role)
-
-    if kind.is_constructor:
-        call = plan(
-            shim_name("ctor"),
-            params,
-            struct_value_type(decl),
-            lambda shim_params, _returns: constructor_body(decl.qual_name, shim_params),
-        )
-        implicit = kind is MethodKind.CONVERTING_CONSTRUCTOR and not method.is_explicit
-        return MemberRow(rows.CONSTRUCTOR, "", call, implicit)
-    if kind is MethodKind.CONVERSION_FUNCTION:
+    shim_name = shim_name_for(method.mangled_name, method_text(method), _ROLES.get(member.kind, ""))
+    if member.kind == rows.CONSTRUCTOR:
+        body = functools.partial(_constructor, decl.qual_name)
+        call = plan(shim_name, params, struct_value_type(decl), body)
+    elif member.kind == rows.CONVERSION:
         target_type = method.return_type
-        call = plan(
-            shim_name("conv"),
-            [],
-            target_type,
-            lambda _params, _returns: conversion_body(target_type.canonical_name),
-            object_type=object_type,
-        )
-        return MemberRow(rows.CONVERSION, "", call, False)
-    if kind is MethodKind.MEMBER_OPERATOR and method.operator == "()":
-        # A functor's call operator: ``f(args)`` in a kernel (Python's __call__).
-        call = plan(
-            shim_name(),
-            params,
-            method.return_type,
-            functools.partial(method_call_body, "operator()"),
-            object_type=object_type,
-        )
-        return MemberRow(rows.METHOD, CALL_OPERATOR, call, not method.is_const)
-    if kind is MethodKind.MEMBER_OPERATOR:
-        symbol = method.operator or ""
-        key = python_operator_for(symbol, len(method.params) + 1)
-        if key is None:
-            raise BindingError(f"operator{symbol} has no Python counterpart")
-        compound = symbol in COMPOUND
-        call = plan(
-            shim_name(),
-            params,
-            None if compound else method.return_type,
-            functools.partial(operator_body, symbol),
-            object_type=object_type,
-            returns_first_argument=compound,
-        )
-        return MemberRow(rows.OPERATOR, key.__name__, call, False)
-    if kind is MethodKind.METHOD:
-        call = plan(
-            shim_name(),
-            params,
-            method.return_type,
-            functools.partial(method_call_body, method.name),
-            object_type=object_type,
-        )
-        return MemberRow(rows.METHOD, method.name, call, not method.is_const)
-    if kind is MethodKind.STATIC_METHOD:
-        call = plan(
-            shim_name(),
-            params,
-            method.return_type,
-            functools.partial(function_call_body, f"::{decl.qual_name}::{method.name}"),
-        )
-        return MemberRow(rows.STATIC_METHOD, method.name, call, False)
-    raise BindingError(f"{kind.value} members are not bound yet")
+        body = functools.partial(_conversion, target_type.canonical_name)
+        call = plan(shim_name, [], target_type, body, object_type=object_type)
+    elif member.kind == rows.OPERATOR:
+        compound = member.cxx_name in COMPOUND
+        body = functools.partial(operator_body, member.cxx_name)
+        result = None if compound else method.return_type
+        call = plan(shim_name, params, result, body, object_type=object_type,
+                    returns_first_argument=compound)  # fmt: skip
+    elif member.kind == rows.METHOD:
+        body = functools.partial(method_call_body, method.name)
+        call = plan(shim_name, params, method.return_type, body, object_type=object_type)
+    else:  # STATIC_METHOD
+        body = functools.partial(function_call_body, f"::{decl.qual_name}::{method.name}")
+        call = plan(shim_name, params, method.return_type, body)
+    return MemberRow(member.kind, member.name, call, member.flag)
+
+
+# Shim name roles that keep a struct's constructors and conversions apart from its methods.
+_ROLES = {rows.CONSTRUCTOR: "ctor", rows.CONVERSION: "conv"}
+
+
+def _constructor(qual_name: str, shim_params: Any, _returns: bool) -> str:
+    return constructor_body(qual_name, shim_params)
+
+
+def _conversion(target: str, _params: Any, _returns: bool) -> str:
+    return conversion_body(target)
 
 
 def struct_value_type(decl: Struct) -> Type:

@@ -100,6 +100,11 @@ class TypeTable(Generic[T]):
         with self._lock:
             return list(self._types)
 
+    def items(self) -> list[tuple[str, T, T | None]]:
+        """(normalized C++ name, type, an enum's storage type or None) of every mapping."""
+        with self._lock:
+            return [(n, t, self._enum_storage.get(n)) for n, t in self._types.items()]
+
     def enum_storage(self, cxx_type: Type) -> T | None:
         """The C++ storage integer type when ``cxx_type`` is (a reference to) a bound enum."""
         base = cxx_type.referenced()

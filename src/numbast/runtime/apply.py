@@ -15,7 +15,7 @@ module uses.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from numba.cuda import types as numba_types
 from numba.cuda.datamodel import models as numba_models
@@ -93,6 +93,15 @@ def apply_struct(
 # -- a whole module ---------------------------------------------------------------------------
 
 
+class AppliedRows(NamedTuple):
+    """What applying a module's rows made: its public names -> bound objects, and the Numba
+    types of its structs and the Python enums of its enums, in row order."""
+
+    names: dict[str, Any]
+    struct_types: tuple[numba_types.Type, ...]
+    enums: tuple[type, ...]
+
+
 def apply_module(
     module_name: str,
     rows: ModuleRows,
@@ -103,7 +112,27 @@ def apply_module(
     arch: str | None = None,
     instances: Any = None,
 ) -> dict[str, Any]:
-    """Apply a generated module's rows; returns its public names -> bound objects.
+    """Apply a generated module's rows; returns its public names -> bound objects (see
+    :func:`apply_rows`)."""
+    applied = apply_rows(
+        module_name, rows, library, registries, regenerate, arch=arch, instances=instances
+    )
+    return applied.names
+
+
+def apply_rows(
+    module_name: str,
+    rows: ModuleRows,
+    library: ShimLibrary,
+    registries: Registries = DEFAULT_REGISTRIES,
+    regenerate: str = "",
+    *,
+    arch: str | None = None,
+    instances: Any = None,
+    register_now: bool = False,
+) -> AppliedRows:
+    """Apply a module's rows (a generated module's, or dynamic binding's, which sets
+    ``register_now``).
 
     The Python objects (stubs, enums, class templates) are made now; their registrations with
     Numba run before Numba next types or loads a kernel (``numbast.runtime.deferred``), so
@@ -181,22 +210,25 @@ def apply_module(
         if templates is not None:
             templates.register(stubs)
 
-    if registries is DEFAULT_REGISTRIES:
+    if registries is DEFAULT_REGISTRIES and not register_now:
         defer(register)
     else:
         # Use Separate Registry: the user installs the registries into Numba's contexts, which
-        # read them when installed, so they must be filled now.
+        # read them when installed, so they must be filled now; dynamic binding registers now
+        # as binding one declaration does (its types are usable as soon as it returns).
         register()
-    return bound
+    return AppliedRows(bound, struct_types, enums)
 
 
 __all__ = [
     "DEFAULT_REGISTRIES",
+    "AppliedRows",
     "BindingsFormatError",
     "Registries",
     "ShimLibrary",
     "apply_function",
     "apply_module",
+    "apply_rows",
     "apply_struct",
     "enum_member_type",
     "external_type",

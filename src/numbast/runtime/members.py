@@ -4,7 +4,6 @@ process-wide registration state, shared by every copy of the runtime."""
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +20,6 @@ from .overloads import (
     DEFAULT_REGISTRIES,
     Registries,
     add_overload,
-    apply_with_arrays_decayed,
     make_function_stub,
     overload_template,
 )
@@ -71,31 +69,16 @@ def _mutating_stub(name: str, registries: Registries) -> Callable:
             if not args:
                 return None
             own = _MUTATORS.get((type(args[0]), name))
-            if own is not None and not kws:
+            if own is not None:
                 cases = [sig for sig, _ in own]
-
-                def resolve(arguments, keywords):
-                    # The object is args[0] in every case: only the rest may decay.
-                    return self.context.resolve_overload(
-                        stub, cases, (args[0], *arguments), keywords
-                    )
-
-                found = apply_with_arrays_decayed(resolve, tuple(args[1:]), kws)
-                if found is not None:
-                    return found
-                # else a member template of the same name may take these arguments
+                return self.context.resolve_overload(stub, cases, args, kws)
             method = self.context.resolve_getattr(args[0], name)
             if method is None:
                 return None
             sig = self.context.resolve_function_type(method, tuple(args[1:]), kws)
             if sig is None:
                 return None
-            result = signature(types.Tuple((sig.return_type, args[0])), args[0], *sig.args)
-            if sig.pysig is not None:  # keywords (a member template's arguments by name)
-                this = inspect.Parameter("numbast_object", inspect.Parameter.POSITIONAL_ONLY)
-                pysig = inspect.Signature([this, *sig.pysig.parameters.values()])
-                result = result.replace(pysig=pysig)
-            return result
+            return signature(types.Tuple((sig.return_type, args[0])), args[0], *sig.args)
 
     def lower_mutating_call(context, builder, sig, args):
         object_type = sig.args[0]

@@ -25,7 +25,6 @@ from ..core.rows import (
     StructRow,
 )
 from .calls import Call
-from .cxx_types import register_spelling
 from .members import add_mutating_methods, add_static_methods
 from .native_twins import link_native_twin
 from .overloads import (
@@ -74,8 +73,6 @@ def register_struct(
         layout = None
     register_struct_model(numba_type, model, layout, public_fields if layout else ())
     link_native_twin(row.qual_name, numba_type)
-    # Probes and instance records name types by their C++ spelling: find this one by it too.
-    register_spelling(row.qual_name, numba_type)
     if stub is None:
         stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
     add_struct_stub(numba_type, stub, registries)

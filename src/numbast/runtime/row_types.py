@@ -11,7 +11,6 @@ from typing import Any
 from numba.cuda import types as numba_types
 
 from ..core.rows import EnumRow, StructRow
-from .cxx_types import register_enumerators
 from .structs import make_struct_type
 
 
@@ -38,7 +37,6 @@ def make_enum(row: EnumRow) -> type[enum.IntEnum]:
     # The mark that makes its members bound types (operators of the enum apply to them).
     py_enum._cxx_name_ = qual_name
     py_enum._cxx_scoped_ = scoped
-    register_enumerators(qual_name, members, scoped)
     return py_enum
 
 
@@ -84,6 +82,8 @@ def resolve_types(
             return instance(description)
         if kind == "external":
             return external_type(description[1], description[2])
+        if kind == "object":  # dynamic binding: a type of this process
+            return description[1]
         raise ValueError(f"unknown type description {description!r}")
 
     return tuple(build(row) for row in rows)

@@ -13,35 +13,27 @@ from __future__ import annotations
 import functools
 import hashlib
 import threading
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from numba.cuda.cudadrv.linkable_code import LTOIR, CUSource
 
+from ..core.nvrtc import compile_unit as nvrtc_compile_unit
+from ..core.nvrtc import stand_in_dir, unit_options
 from .kernel_cache import track_library
 from .link_digests import code_digest, digest, source_digest
 
 
-class _LiveShimSource(CUSource):
-    """A CUDA source whose text is read when Numba links, so it holds every shim used so far.
+class ShimRejectedError(RuntimeError):
+    """A kernel calls a declaration whose shim NVRTC rejected when the bindings were built."""
 
-    Its Module Callbacks may be set after it is made (a generated module sets them on its
-    ``shim_obj``): they are run once per loaded module all the same."""
 
-    def __init__(self, library: ShimLibrary, name: str, callbacks: _OncePerModule) -> None:
-        self._callbacks = callbacks
-        super().__init__(
-            data="",
-            name=name,
-            setup_callback=callbacks.user_setup,
-            teardown_callback=callbacks.user_teardown,
-        )
-        self._library = library
+class _LiveCallbacks:
+    """Module Callbacks of a live link object, which may be set after it is made (a generated
+    module sets them on its ``shim_obj``): they are run once per loaded module all the same."""
 
-    @property
-    def data(self) -> str:
-        return self._library.source()
+    _callbacks: _OncePerModule
 
     @property
     def setup_callback(self) -> Callable | None:
@@ -58,6 +50,50 @@ class _LiveShimSource(CUSource):
     @teardown_callback.setter
     def teardown_callback(self, callback: Callable | None) -> None:
         self._callbacks.user_teardown = callback
+
+
+class _LiveShimSource(_LiveCallbacks, CUSource):
+    """A CUDA source whose text is read when Numba links, so it holds every shim used so far;
+    numba-cuda compiles it with its own NVRTC options."""
+
+    def __init__(self, library: ShimLibrary, name: str, callbacks: _OncePerModule) -> None:
+        self._callbacks = callbacks
+        super().__init__(
+            data="",
+            name=name,
+            setup_callback=callbacks.user_setup,
+            teardown_callback=callbacks.user_teardown,
+        )
+        self._library = library
+
+    @property
+    def data(self) -> str:
+        return self._library.source()
+
+
+class _LiveShimUnit(_LiveCallbacks, LTOIR):
+    """The same, for shims that need NVRTC options numba-cuda does not pass (a header compiled
+    with ``-default-device``): LTO-IR compiled here, once per source, when Numba links."""
+
+    def __init__(self, library: ShimLibrary, name: str, callbacks: _OncePerModule) -> None:
+        self._callbacks = callbacks
+        super().__init__(
+            b"",
+            name=name.removesuffix(".cu") + ".ltoir",
+            setup_callback=callbacks.user_setup,
+            teardown_callback=callbacks.user_teardown,
+        )
+        self._library = library
+        self._units: dict[tuple[str, str], bytes] = {}
+
+    @property
+    def data(self) -> bytes:
+        source, arch = self._library.source(), self._library.link_arch()
+        unit = self._units.get((source, arch))
+        if unit is None:
+            options = self._library.unit_options(arch, lto=True)
+            unit = self._units[source, arch] = compile_ltoir(source, options)
+        return unit
 
 
 class _OncePerModule:
@@ -101,7 +137,10 @@ class ShimLibrary:
 
     ``shims`` are every shim a generated module may call, as (name, text); dynamic binding adds
     shims as it lowers calls instead. ``include_dirs`` are added to NVRTC's search path so the
-    preamble's includes resolve when numba-cuda compiles the shims.
+    preamble's includes resolve when numba-cuda compiles the shims (and so are the stand-in
+    system headers, ``numbast.core.nvrtc``). ``nvrtc_options`` are NVRTC options the header
+    needs (``-default-device``, ``-D...``): numba-cuda cannot pass them, so then the shims are
+    compiled here, to LTO-IR for ``arch`` (default: the current GPU's when a kernel links).
     """
 
     def __init__(
@@ -112,32 +151,65 @@ class ShimLibrary:
         setup_callback: Callable | None = None,
         teardown_callback: Callable | None = None,
         include_dirs: Sequence[str] = (),
+        nvrtc_options: Sequence[str] = (),
+        arch: str | None = None,
     ) -> None:
         self._preamble = preamble
+        self.include_dirs = tuple(str(d) for d in include_dirs)
+        self.nvrtc_options = tuple(nvrtc_options)
+        self.arch = arch
         self.all_shims = tuple(shims)
         # Numba types of the structs and enums bound with these shims: the C++ types that a
         # translation unit with this preamble declares (template probes name them).
         self.bound_types: list = []
         self._used: dict[str, str] = {}
         self._lock = threading.Lock()
-        self._link = _LiveShimSource(
+        live = _LiveShimUnit if self.nvrtc_options else _LiveShimSource
+        self._link = live(
             self,
             name or f"numbast_shims_{id(self):x}.cu",
             _OncePerModule(setup_callback, teardown_callback),
         )
         self._published: list[tuple[dict, str]] = []
         self._declared: dict[str, str] = {}
-        add_nvrtc_include_dirs(include_dirs)
+        self._rejected: dict[str, str] = {}
+        add_nvrtc_include_dirs([*self.include_dirs, *_stand_in_dirs()])
         track_library(self, name)  # so that cache=True kernels find it in another process
 
     @property
     def preamble(self) -> str:
         return self._preamble
 
+    def unit_options(self, arch: str, *, lto: bool) -> list[str]:
+        """NVRTC's options for a unit of these shims (or a template probe) for ``arch``."""
+        return unit_options(arch, lto=lto, user_dirs=self.include_dirs, extra=self.nvrtc_options)
+
+    def link_arch(self) -> str:
+        """The arch shims compiled here are for: the one given, else the current GPU's."""
+        if self.arch is not None:
+            return self.arch
+        from numba import cuda
+
+        major, minor = cuda.get_current_device().compute_capability
+        return f"sm_{major}{minor}"
+
     def write_to_shim(self, content: str, id: str) -> None:  # noqa: A002 - Numbast's name
-        """Record the shim ``content`` under the key ``id`` (idempotent)."""
+        """Record the shim ``content`` under the key ``id`` (idempotent); raises
+        ShimRejectedError for a shim NVRTC rejected when the module was built."""
+        message = self._rejected.get(id)
+        if message is not None:
+            raise ShimRejectedError(
+                f"{self._link.name}: NVRTC rejected the shim {id} when these bindings were "
+                f"built, so the declaration it calls cannot be used in a kernel: {message} "
+                "(numbast-cache coverage lists every such declaration)"
+            )
         with self._lock:
             self._used.setdefault(id, content)
+
+    def reject_shims(self, rejected: Mapping[str, str]) -> None:
+        """Shim name -> NVRTC's message, for the shims NVRTC rejected (left out of the compiled
+        shims): a kernel calling one fails to compile with that message, not to link."""
+        self._rejected.update(rejected)
 
     def declare_shim(self, content: str, id: str) -> None:  # noqa: A002 - as write_to_shim
         """Make the shim ``content`` known under ``id`` before any kernel uses it (binding time),
@@ -176,20 +248,21 @@ class ShimLibrary:
         ltoir: bytes,
         source: str,
         arch: str,
-        compile_unit: Callable[[str], bytes] | None = None,
+        compile_unit: Callable[..., bytes] | None = None,
     ) -> None:
         """Link ``ltoir``, the shims compiled once from ``source`` (cached by the import
         system), instead of compiling them in every process. Shims it lacks (those of
         template instances, made later) are compiled with it into one unit when a kernel uses
         them: one unit, so a header's non-inline definitions are never linked twice.
-        ``compile_unit`` (source -> LTO-IR) may cache those units; by default NVRTC compiles
-        them in memory."""
+        ``compile_unit`` (source, options= NVRTC options -> LTO-IR) may cache those units; by
+        default NVRTC compiles them in memory."""
         current = self._link
+        options = self.unit_options(arch, lto=True)
         self._link = _PrecompiledUnit(
             self,
             ltoir,
             source,
-            compile_unit or functools.partial(compile_ltoir, arch=arch),
+            functools.partial(compile_unit or compile_ltoir, options=options),
             name=f"{current.name.removesuffix('.cu')}.ltoir",
             setup=getattr(current, "setup_callback", None),
             teardown=getattr(current, "teardown_callback", None),
@@ -214,8 +287,11 @@ class ShimLibrary:
         headers it includes; and the text of each of those shims that it does not hold. None
         when a shim is unknown here (only declared once lowered, like a template instance)."""
         link = self._link
-        compiled = not (isinstance(link, _LiveShimSource) and link._library is self)
+        live = isinstance(link, (_LiveShimSource, _LiveShimUnit)) and link._library is self
+        compiled = not live
         base = code_digest(link.kind, link.data) if compiled else source_digest(self._preamble)
+        if live and base is not None and self.nvrtc_options:
+            base = digest(base, *self.nvrtc_options)
         held = {name for name, _text in self.all_shims} if compiled else set()
         with self._lock:
             known = {**dict(self.all_shims), **self._declared, **self._used}
@@ -254,12 +330,15 @@ class _PrecompiledUnit(LTOIR):
         return unit
 
 
-def compile_ltoir(source: str, arch: str) -> bytes:
-    """NVRTC's LTO-IR of a shim unit, as numba-cuda would compile it at link time."""
-    from .nvrtc import compile_unit, unit_options
-
+def compile_ltoir(source: str, options: Sequence[str]) -> bytes:
+    """NVRTC's LTO-IR of a shim unit, compiled with ``options`` (``unit_options``)."""
     digest = hashlib.sha256(source.encode()).hexdigest()[:12]
-    return compile_unit(source, f"shims_{digest}.cu", unit_options(arch, lto=True), "ltoir").code
+    return nvrtc_compile_unit(source, f"shims_{digest}.cu", options, "ltoir").code
+
+
+def _stand_in_dirs() -> list[str]:
+    found = stand_in_dir()
+    return [] if found is None else [found]
 
 
 def add_nvrtc_include_dirs(directories: Sequence[str]) -> None:

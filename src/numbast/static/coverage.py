@@ -9,7 +9,10 @@ What counts: a declaration is *found* once per signature (a function declared in
 defined in the ``.hpp`` is one). *Excluded* declarations were left out on purpose by the mapping
 (Exclude, Skip Prefix); *host-only* ones cannot be called from a kernel. The headline number is
 the coverage of device-callable free functions and operators: bound / (found - host-only -
-excluded).
+excluded). The headline counts every kind a kernel can call (``CALLABLE_KINDS``): functions,
+operators, methods, and function, class and alias templates; a template counts as bound only
+when a representative instance of it compiled (``numbast.static.template_probes``), and the
+instance that did is reported.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ EXCLUDED = "excluded"  # left out by the mapping (Exclude, Skip Prefix)
 HOST_ONLY = "host_only"  # not callable from a kernel
 
 FREE_FUNCTION_KINDS = ("function", "operator")
+TEMPLATE_KINDS = ("function template", "class template", "alias template")
+CALLABLE_KINDS = ("function", "operator", "method", *TEMPLATE_KINDS)
 
 
 class Decision(NamedTuple):
@@ -35,17 +40,25 @@ class Decision(NamedTuple):
 
 
 def summarize(
-    decisions: Iterable[Decision], rejected: Mapping[str, str] | None = None
+    decisions: Iterable[Decision],
+    rejected: Mapping[str, str] | None = None,
+    probes: Mapping[tuple[str, str], Any] | None = None,
 ) -> dict[str, Any]:
     """Counts per kind and every skip with its reason, as plain data (JSON). ``rejected``: shim
-    name -> NVRTC's error for the shims it rejected (their declarations count as skipped)."""
+    name -> NVRTC's error for the shims it rejected (their declarations count as skipped).
+    ``probes``: (kind, name) -> the outcome of its template probes
+    (``numbast_import.template_coverage.ProbeOutcome``); given, a template without a compiled
+    probe counts as skipped."""
     rejected = rejected or {}
     unique: dict[tuple[str, str], Decision] = {}
+    instances: dict[str, dict[str, str]] = {}
     for decision in decisions:
         if decision.outcome == BOUND and decision.shim in rejected:
             decision = decision._replace(
                 outcome=SKIPPED, reason=f"NVRTC rejects its shim: {rejected[decision.shim]}"
             )
+        if probes is not None and decision.outcome == BOUND and decision.kind in TEMPLATE_KINDS:
+            decision = _probed(decision, probes.get((decision.kind, decision.what)), instances)
         seen = unique.get((decision.kind, decision.what))
         if seen is None or (decision.outcome == BOUND and seen.outcome != BOUND):
             unique[(decision.kind, decision.what)] = decision
@@ -66,20 +79,39 @@ def summarize(
                     "reason": decision.reason,
                 }
             )
-    callable_found = sum(
-        kinds[k]["found"] - kinds[k][HOST_ONLY] - kinds[k][EXCLUDED]
-        for k in FREE_FUNCTION_KINDS
-        if k in kinds
-    )
-    callable_bound = sum(kinds[k][BOUND] for k in FREE_FUNCTION_KINDS if k in kinds)
+    for kind, probed in instances.items():
+        kinds[kind]["instances"] = probed
     return {
         "kinds": kinds,
-        "device_functions": {
-            "found": callable_found,
-            "bound": callable_bound,
-            "percent": _percent(callable_bound, callable_found),
-        },
+        "device_callables": dict(_coverage(kinds, CALLABLE_KINDS), kinds=list(CALLABLE_KINDS)),
+        "device_functions": _coverage(kinds, FREE_FUNCTION_KINDS),
     }
+
+
+def _probed(decision: Decision, outcome: Any, instances: dict[str, dict[str, str]]) -> Decision:
+    """A bound template's decision as its probes found it: bound when an instance compiled
+    (recorded in ``instances``), else skipped with the compiler's reason."""
+    if outcome is None:
+        return decision._replace(
+            outcome=SKIPPED,
+            reason="no representative instance could be written (a parameter of pointer, "
+            "reference or auto type)",
+        )
+    if outcome.instance is None:
+        return decision._replace(
+            outcome=SKIPPED,
+            reason=f"no instance compiles (tried {', '.join(outcome.tried)}): {outcome.error}",
+        )
+    instances.setdefault(decision.kind, {})[decision.what] = outcome.instance
+    return decision
+
+
+def _coverage(kinds: Mapping[str, Mapping[str, Any]], counted: Iterable[str]) -> dict[str, Any]:
+    """bound / found over ``counted`` kinds, excluded and host-only ones not counted."""
+    counted = [k for k in counted if k in kinds]
+    found = sum(kinds[k]["found"] - kinds[k][HOST_ONLY] - kinds[k][EXCLUDED] for k in counted)
+    bound = sum(kinds[k][BOUND] for k in counted)
+    return {"found": found, "bound": bound, "percent": _percent(bound, found)}
 
 
 def _percent(part: int, whole: int) -> float | None:

@@ -13,12 +13,13 @@ import logging
 import os
 import re
 
-from ast_canopy.model import Enum_, Function, Method, Struct
+from ast_canopy.model import Enum_, Function, MacroConstant, Method, Struct
 from numbast.core.rows import (
     KernelRow,
     StructRow,
 )
 from numbast.planning.calls import CallPlan
+from numbast.planning.constants import plan_macro_constant
 from numbast.planning.declarations import (
     plan_enum,
     plan_function,
@@ -34,8 +35,8 @@ from numbast.planning.descriptions import (
     signature_text,
 )
 from numbast.planning.diagnostics import BindingError
-from numbast.planning.intents import method_intent_spec
 from numbast.planning.templates import (
+    ClassTemplateIndex,
     alias_template_row,
     class_template_row,
     function_template_row,
@@ -63,11 +64,16 @@ RESERVED_NAMES = frozenset({"typing_registry", "target_registry"})
 
 
 class _Planner:
-    def __init__(self, merged: MergedDeclarations, config: StaticConfig) -> None:
+    def __init__(
+        self,
+        merged: MergedDeclarations,
+        config: StaticConfig,
+        table: TypeTable[TypeRef] | None = None,
+    ) -> None:
         self.merged = merged
         self.config = config
         self.header = config.entry_point
-        self.table: TypeTable[TypeRef] = static_type_table()
+        self.table: TypeTable[TypeRef] = static_type_table() if table is None else table
         for external in config.external_types:
             # Bound by another module: declarations here take that module's type. The
             # module's own declaration of the same name, if any, replaces it.
@@ -84,7 +90,12 @@ class _Planner:
         ]
         # class template -> ((argument spellings), struct index) of its specializations
         self.specializations: dict[str, list[tuple[tuple[str, ...], int]]] = {}
-        self.class_template_names = [t.qual_name for t in merged.decls.class_templates]
+        self.class_template_names = ClassTemplateIndex(
+            t.qual_name for t in merged.decls.class_templates
+        )
+        self._instance_templates = {
+            normalize_cxx_name(q): q for q in self.class_template_names.qual_names
+        }
         self.table.instance_fallbacks.append(self.instance_ref)
 
     # -- reporting ------------------------------------------------------------------------
@@ -206,9 +217,7 @@ class _Planner:
         # Every struct type first, so members and signatures can refer to any of them.
         for index, decl in enumerate(decls):
             self.table.register(decl.qual_name, struct_ref(index, decl.qual_name))
-        intents = self.config.function_argument_intents
         for index, (row, decl) in enumerate(zip(kept, decls, strict=True)):
-            owners = (decl.name, decl.qual_name)
             body = plan_struct_body(
                 decl,
                 struct_ref(index, decl.qual_name),
@@ -216,7 +225,6 @@ class _Planner:
                 self.skip,
                 self.guard_member,
                 self.bound_member,
-                lambda method, owners=owners: method_intent_spec(intents, owners, method.name),
             )
             self.out.structs.append((row, body))
 
@@ -249,12 +257,10 @@ class _Planner:
         from ast_canopy.spelling import split_template_arguments
 
         name = normalize_cxx_name(spelling)
-        template = name[: name.find("<")].strip()
-        for qual_name in self.class_template_names:
-            if normalize_cxx_name(qual_name) == template:
-                arguments = split_template_arguments(name)
-                return TypeRef(("instance", qual_name, arguments), name)
-        return None
+        qual_name = self._instance_templates.get(name[: name.find("<")].strip())
+        if qual_name is None:
+            return None
+        return TypeRef(("instance", qual_name, split_template_arguments(name)), name)
 
     def plan_class_templates(self, decls) -> None:
         excluded = set(self.config.exclude_structs)
@@ -277,7 +283,6 @@ class _Planner:
                     python_name,
                     self.specializations.get(templ.qual_name, ()),
                     partials.get(normalize_cxx_name(templ.qual_name), ()),
-                    self.config.function_argument_intents,
                 )
             except BindingError as exc:
                 self.skip("class template", templ.qual_name, str(exc), where)
@@ -305,12 +310,7 @@ class _Planner:
                 continue
             python_name = remove_prefix(func.name, self.config.function_prefix_removal)
             try:
-                row = function_template_row(
-                    templ,
-                    self.class_template_names,
-                    python_name,
-                    self.config.function_argument_intents.get(func.name),
-                )
+                row = function_template_row(templ, self.class_template_names, python_name)
             except BindingError as exc:
                 self.skip("function template", func.qual_name, str(exc), where)
                 continue
@@ -363,6 +363,20 @@ class _Planner:
                 KernelRow(python_name, func.qual_name, func.mangled_name, declaration_text(func))
             )
 
+    # -- macro constants ------------------------------------------------------------------
+    def plan_macro_constants(self, constants: list[MacroConstant]) -> None:
+        """Object-like macros that expand to a literal, as typed module constants."""
+        for macro in constants:
+            where = location_of(macro)
+            try:
+                row = plan_macro_constant(macro)
+            except BindingError as exc:
+                self.skip("macro constant", macro.name, str(exc), where)
+                continue
+            if self.claim(row.python_name, "macro constant", macro.name, where):
+                self.decide("macro constant", macro.name, where, BOUND)
+                self.out.constants.append(row)
+
     # -- typedefs -------------------------------------------------------------------------
     def plan_aliases(self) -> None:
         bound = {row.qual_name: row.python_name for row, _body in self.out.structs}
@@ -375,12 +389,17 @@ class _Planner:
             self.out.aliases.append((typedef.name, target))
 
 
-def plan_module(merged: MergedDeclarations, config: StaticConfig) -> ModulePlan:
+def plan_module(
+    merged: MergedDeclarations,
+    config: StaticConfig,
+    type_table: TypeTable[TypeRef] | None = None,
+) -> ModulePlan:
     """Plan enums, structs (with the header's class template specializations), class and alias
     templates, free functions and operators, function templates, then typedef aliases and
-    unscoped enumerators (the order of ``numbast.bind_declarations``: functions refer to the
-    types bound before them)."""
-    planner = _Planner(merged, config)
+    unscoped enumerators (functions refer to the types bound before them). ``type_table``
+    starts the planning (default: builtins and vector types; dynamic binding passes the
+    process's types)."""
+    planner = _Planner(merged, config, type_table)
     decls = merged.decls
     planner.plan_enums(decls.enums)
     planner.plan_structs(decls.structs, decls.class_template_specializations)
@@ -388,6 +407,7 @@ def plan_module(merged: MergedDeclarations, config: StaticConfig) -> ModulePlan:
     planner.plan_functions(decls.functions)
     planner.plan_function_templates(decls.function_templates)
     planner.plan_aliases()
+    planner.plan_macro_constants(decls.macro_constants)
     planner.plan_enumerators()
     warn_names_not_declared(config, decls)
     planner.out.preamble = planned_preamble(

@@ -138,13 +138,13 @@ def _type_row(ref: Any) -> str:
 def rows_block(plan: ModulePlan, writer: RowWriter | None = None) -> str:
     """``_nb_rows = ModuleRows(...)``: every row of the module as literals, indexed by
     ``writer`` (which then holds the module's types and shims)."""
-    writer = RowWriter() if writer is None else writer
-    enums = [literal(tuple(row)) for row in plan.enums]
-    structs = [literal(tuple(row)) for row, _body in plan.structs]
-    bodies = [literal(tuple(writer.struct_body(body))) for _row, body in plan.structs]
-    functions = [literal(tuple(writer.function(row))) for row in plan.functions]
-    shims = [literal(shim) for shim in writer.shims]
-    types = [_type_row(ref) for ref in writer.types]
+    rows = plan.rows(RowWriter() if writer is None else writer)
+    enums = [literal(tuple(row)) for row in rows.enums]
+    structs = [literal(tuple(row)) for row in rows.structs]
+    bodies = [literal(tuple(body)) for body in rows.struct_bodies]
+    functions = [literal(tuple(row)) for row in rows.functions]
+    shims = [literal(shim) for shim in rows.shims]
+    types = [_type_row(ref) for ref in rows.types]
     return (
         "# The bindings as data; numbast/core/rows.py documents every layout.\n"
         "_nb_rows = _nb_runtime.ModuleRows(\n"
@@ -170,25 +170,25 @@ def rows_block(plan: ModulePlan, writer: RowWriter | None = None) -> str:
             "(Python name, C++ name, operator, call, typing label, needs a cooperative launch,\n"
             "C++ declaration)",
         )
-        + _rows("aliases", [literal(a) for a in plan.aliases], "(typedef, what it names)")
+        + _rows("aliases", [literal(a) for a in rows.aliases], "(typedef, what it names)")
         + _rows(
             "class_templates",
-            [literal(tuple(row)) for row in plan.class_templates],
+            [literal(tuple(row)) for row in rows.class_templates],
             "class templates: parameters, fields, members, specializations (struct indices)",
         )
         + _rows(
             "function_templates",
-            [literal(tuple(row)) for row in plan.function_templates],
+            [literal(tuple(row)) for row in rows.function_templates],
             "function templates: parameters and the templated function",
         )
         + _rows(
             "alias_templates",
-            [literal(tuple(row)) for row in plan.alias_templates],
+            [literal(tuple(row)) for row in rows.alias_templates],
             "alias templates: parameters and the class template instance they name",
         )
         + _rows(
             "kernels",
-            [literal(tuple(row)) for row in plan.kernels],
+            [literal(tuple(row)) for row in rows.kernels],
             "__global__ functions (launched from the host through the import system)",
         )
         + ")\n"
@@ -244,9 +244,29 @@ def _shim_library_block(config: StaticConfig, embed_runtime: bool) -> str:
         "    _nb_rows.shims,\n"
         '    name=f"{__name__}_shims.cu",\n'
         f"    include_dirs={literal(config.clang_include_paths)},\n"
-        ")\n"
+        + (
+            f"    nvrtc_options={literal(config.shim_nvrtc_options)},\n"
+            if config.shim_nvrtc_options
+            else ""
+        )
+        + ")\n"
         "# The link object kernels get the shims from (they need no link=; NVIDIA's name).\n"
         '_numbast_shim_library.publish(globals(), "shim_obj")\n' + callbacks + entry
+    )
+
+
+def _constants_block(plan: ModulePlan) -> str:
+    """The header's object-like macros that expand to a literal, as NumPy scalars of their C++
+    type (a kernel reads them as typed constants)."""
+    if not plan.constants:
+        return ""
+    lines = "".join(
+        f"{row.python_name} = {row.python_expression('_nb_np')}  # {row.cxx_type}: "
+        f"{row.expansion}\n"
+        for row in plan.constants
+    )
+    return "# Macros of the header that expand to a literal, with their C++ type.\n" + (
+        "import numpy as _nb_np\n\n" + lines
     )
 
 
@@ -319,6 +339,7 @@ def write_module(
         ")\n",
         kernels,
         _type_exports(plan),
+        _constants_block(plan),
         f"__all__ = {literal(tuple(sorted(public_names)))}\n",
         "# The C++ types bound here, for modules that use them: (C++ name, Python name, an\n"
         "# enum's integer type or None).\n",

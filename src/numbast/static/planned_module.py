@@ -8,17 +8,21 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from numbast.core.row_writer import RowWriter
 from numbast.core.rows import (
+    FORMAT,
     AliasTemplateRow,
     ClassTemplateRow,
     EnumRow,
     FunctionRow,
     FunctionTemplateRow,
     KernelRow,
+    ModuleRows,
     StructBodyRow,
     StructRow,
 )
 from numbast.core.shim_text import shim_preamble
+from numbast.planning.constants import ConstantRow
 from numbast.static.coverage import Decision
 
 
@@ -42,6 +46,7 @@ class ModulePlan:
     # The text every shim translation unit starts with (defines, #include of the header); None
     # when a Shim Include Override expression is evaluated as the module is imported.
     preamble: str | None = None
+    constants: list[ConstantRow] = field(default_factory=list)  # macros expanding to a literal
 
     def _hidden_structs(self) -> set[int]:
         """Struct indices bound but not exported: template specializations (reached through
@@ -70,6 +75,27 @@ class ModulePlan:
         hidden = self._hidden_structs()
         return [s.python_name for i, (s, _) in enumerate(self.structs) if i not in hidden]
 
+    def rows(self, writer: RowWriter) -> ModuleRows:
+        """The module's rows as the runtime applies them, indexed by ``writer`` (types stay as
+        the type table had them: the writer's ``types``; shims are the writer's)."""
+        structs = tuple(StructRow(*row) for row, _body in self.structs)
+        bodies = tuple(writer.struct_body(body) for _row, body in self.structs)
+        functions = tuple(writer.function(row) for row in self.functions)
+        return ModuleRows(
+            format=FORMAT,
+            shims=tuple(writer.shims),
+            types=tuple(writer.types),
+            enums=tuple(self.enums),
+            structs=structs,
+            struct_bodies=bodies,
+            functions=functions,
+            aliases=tuple(self.aliases),
+            class_templates=tuple(self.class_templates),
+            function_templates=tuple(self.function_templates),
+            alias_templates=tuple(self.alias_templates),
+            kernels=tuple(self.kernels),
+        )
+
     def public_names(self) -> list[str]:
         """The names ``__all__`` lists. Typedef aliases are module attributes but not listed,
         as in NVIDIA's Numbast (``from module import *`` gives each type once)."""
@@ -81,6 +107,7 @@ class ModulePlan:
         names += [t.python_name for t in self.alias_templates]
         names += [k.python_name for k in self.kernels]
         names += self.enumerators
+        names += [c.python_name for c in self.constants]
         return list(dict.fromkeys(names))
 
 

@@ -17,6 +17,7 @@ from numbast.static.arch_merge import merge_declarations
 from numbast.static.config import StaticConfig
 from numbast.static.module_plan import ModulePlan, plan_module
 from numbast.static.module_writer import Provenance, write_module
+from numbast.static.template_probes import template_probes
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +35,7 @@ class RenderedModule:
     decisions: tuple = ()  # what became of each declaration (numbast.static.coverage.Decision)
     shims: tuple[tuple[str, str], ...] = ()
     preamble: str | None = None
+    template_probes: tuple = ()  # candidate instances (numbast.static.template_probes)
 
 
 def render_bindings_module(config: StaticConfig) -> str:
@@ -64,6 +66,7 @@ def render_bindings(config: StaticConfig, *, embed_runtime: bool = True) -> Rend
             additional_includes=list(config.clang_include_paths),
             defines=list(config.predefined_macros),
             bypass_parse_error=config.bypass_parse_error,
+            default_device=config.default_device,
         )
         per_arch.append((arch, decls))
     merged = merge_declarations(per_arch, config.entry_point)
@@ -87,6 +90,7 @@ def render_bindings(config: StaticConfig, *, embed_runtime: bool = True) -> Rend
         tuple(bindings.decisions),
         written.shims,
         bindings.preamble,
+        template_probes(bindings),
     )
 
 

@@ -38,7 +38,6 @@ from .calls import (
     COMPOUND_OPERATORS,
     InstanceCalls,
     call_layout,
-    check_arguments,
     deduce_from_call,
     intent_modes,
     keyword_arguments,
@@ -46,8 +45,7 @@ from .calls import (
     plan_instance_call,
     with_keywords,
 )
-from .completion import complete_arguments
-from .context import TemplateContext
+from .context import TemplateContext, complete_arguments
 from .probe import TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
@@ -138,7 +136,7 @@ class FunctionTemplateBinder:
         self.callable = self.row.callable
         self.params = self.row.params
         self.context = context
-        self.modes = intent_modes(intents or self.callable.intents, len(self.callable.params))
+        self.modes = intent_modes(intents, len(self.callable.params))
 
     @property
     def is_operator(self) -> bool:
@@ -228,7 +226,9 @@ class _Instantiator:
             call = self._call(arguments, len(layout))
         except TemplateInstantiationError as exc:
             raise TypingError(str(exc)) from None
-        check_arguments(typing_context, args, call.visible_args, self._callee(arguments))
+        for actual, formal in zip(args, call.visible_args, strict=True):
+            if actual != formal and typing_context.can_convert(actual, formal) is None:
+                raise TypingError(f"{self._callee(arguments)}: cannot pass {actual} as {formal}")
         sig = with_keywords(call.signature(), kws or {})
         with self._lock:
             self._by_signature[sig.args] = call

@@ -1,0 +1,89 @@
+"""Which of a module's templates have an instance that compiles, for the coverage report that
+each cache entry's manifest records (``numbast.static.template_probes`` makes the candidates).
+
+Every candidate of every template goes into one unit, which NVRTC compiles as it compiles
+shims: probes it rejects are left out and the rest compiled again. A template's instance is
+its first candidate that compiled; a template none of whose candidates compiled counts as not
+bound, with the compiler's first message about its first candidate.
+
+The shim compiler (``numbast_import.shim_compiler``) pins each error to its probe, as it does
+for shims: each probe is a file of its own to NVRTC, so an error in it, or one inside a
+template's body followed by the chain of instantiations that led there, names it; an error
+that names none is pinned by compiling halves.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from numbast.static.template_probes import PROBE_HELPERS, TemplateProbe, probe_function
+
+logger = logging.getLogger(__name__)
+
+
+class ProbeOutcome(NamedTuple):
+    instance: str | None  # the template-id that compiled; None: none did
+    tried: tuple[str, ...]  # the candidates, in order
+    error: str  # NVRTC's message about the first candidate ("" when one compiled)
+
+
+def compile_template_probes(
+    probes: Sequence[TemplateProbe],
+    preamble: str,
+    name: str,
+    arch: str,
+    include_dirs: Sequence[str] = (),
+    nvrtc_options: Sequence[str] = (),
+) -> dict[tuple[str, str], ProbeOutcome]:
+    """(kind, what) -> outcome for every template of ``probes`` that has a candidate."""
+    units: list[tuple[str, str]] = []
+    owner: dict[str, tuple[tuple[str, str], str]] = {}  # probe function -> (template, id)
+    tried: dict[tuple[str, str], list[str]] = {}
+    for probe in probes:
+        key = (probe.kind, probe.what)  # overloads of a function template share one key
+        for instance, statement in probe.candidates:
+            function = f"nbi_probe_{len(units)}"
+            # The shim compiler makes each a file of its own to NVRTC: messages name the probe.
+            units.append((function, probe_function(function, statement)))
+            owner[function] = (key, instance)
+            tried.setdefault(key, []).append(instance)
+    if not units:
+        return {}
+    verdicts = _compile(
+        units, f"{preamble}\n{PROBE_HELPERS}", name, arch, include_dirs, nvrtc_options
+    )
+    found: dict[tuple[str, str], str] = {}
+    errors: dict[tuple[str, str], str] = {}
+    for function, _text in units:  # in candidate order: the first that compiled wins
+        key, instance = owner[function]
+        if verdicts[function] is None:
+            found.setdefault(key, instance)
+        else:
+            errors.setdefault(key, verdicts[function])
+    return {
+        key: ProbeOutcome(found.get(key), tuple(candidates), "" if key in found else errors[key])
+        for key, candidates in tried.items()
+    }
+
+
+def _compile(
+    units: list[tuple[str, str]],
+    preamble: str,
+    name: str,
+    arch: str,
+    include_dirs: Sequence[str],
+    nvrtc_options: Sequence[str],
+) -> dict[str, str | None]:
+    """Probe function -> None when it compiles, else the compiler's first error about it (the
+    shim compiler pins each error to its probe); every probe gets the error when the preamble
+    itself does not compile."""
+    from numbast_import.shim_compiler import ShimCompileError, compile_shims_to_ltoir
+
+    try:
+        compiled = compile_shims_to_ltoir(preamble, units, name, arch, include_dirs, nvrtc_options)
+    except ShimCompileError as exc:
+        first = str(exc).splitlines()[1:2] or [str(exc)]
+        return {function: first[0].strip() for function, _text in units}
+    return {function: compiled.errors.get(function) for function, _text in units}

@@ -1,0 +1,262 @@
+"""The one NVRTC environment: how every shim, template probe and runtime-compiled source is
+compiled, with which include path and which stand-in system headers.
+
+NVRTC has no C or C++ standard library, and rejects functions and namespace-scope variables
+that carry no execution space. Headers written for nvcc include ``<stdint.h>``, ``<cmath>`` or
+``<type_traits>`` all the same, and clang (which parses them first) reads the host's. So every
+compile here puts the stand-in headers shipped beside this module (``nvrtc_headers/``: small
+headers written for this project that map the standard names onto libcu++ and CUDA's
+built-ins) last on the include path, after the caller's directories and the toolkit's (cudart,
+CCCL, cuRAND). The import system, template instantiation and the runtime compiler all compile
+through :func:`compile_unit` with :func:`unit_options` or :func:`include_options`, so they see
+one world; :func:`stand_in_digest` belongs in every cache key of something NVRTC compiled.
+
+The compile itself calls cuda.bindings' NVRTC directly: cuda.core's Program asks the driver
+before it makes PTX, and this must work where no GPU is (building a cache ahead of time) and
+where numbast is not installed (a standalone module's copy of the runtime imports this module
+under another name, so it imports nothing but the standard library and cuda.*).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+logger = logging.getLogger(__name__)
+
+STAND_IN_DIR_NAME = "nvrtc_headers"
+DEFAULT_DEVICE = "-default-device"
+# NVRTC's advice when a function or namespace-scope variable has no execution space.
+_DEFAULT_DEVICE_ADVICE = "Consider using -default-device flag"
+
+_GETTERS = {
+    "cubin": ("nvrtcGetCUBINSize", "nvrtcGetCUBIN"),
+    "ptx": ("nvrtcGetPTXSize", "nvrtcGetPTX"),
+    "ltoir": ("nvrtcGetLTOIRSize", "nvrtcGetLTOIR"),
+}
+
+
+class NvrtcError(RuntimeError):
+    """NVRTC rejected a translation unit; ``log`` is its whole output."""
+
+    def __init__(self, message: str, log: str) -> None:
+        super().__init__(f"{message}\n{log}".rstrip())
+        self.log = log
+
+
+class Compiled(NamedTuple):
+    code: bytes
+    lowered_names: dict[str, str]  # name expression -> its mangled name
+    log: str
+
+
+def compile_unit(
+    unit: str,
+    name: str,
+    options: Sequence[str],
+    target: str,
+    name_expressions: Sequence[str] = (),
+) -> Compiled:
+    """Compile ``unit`` (called ``name`` in messages) to ``target`` ("cubin", "ptx" or
+    "ltoir") with NVRTC ``options``; raises NvrtcError with the log when it does not compile."""
+    from cuda.bindings import nvrtc
+
+    if target not in _GETTERS:
+        raise ValueError(f"NVRTC makes cubin, ptx or ltoir, not {target!r}")
+    err, program = nvrtc.nvrtcCreateProgram(unit.encode(), name.encode(), 0, [], [])
+    _check(err, "nvrtcCreateProgram")
+    try:
+        for expression in name_expressions:
+            _check(nvrtc.nvrtcAddNameExpression(program, expression.encode())[0], expression)
+        encoded = [option.encode() for option in options]
+        logger.info("compiling %s to %s with NVRTC", name, target)
+        (result,) = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
+        log = _log(program)
+        if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise NvrtcError(f"NVRTC could not compile {name} ({_error_string(result)}):", log)
+        size_getter, getter = (getattr(nvrtc, n) for n in _GETTERS[target])
+        err, size = size_getter(program)
+        _check(err, size_getter.__name__)
+        # A fresh writable buffer: ``b" " * n`` can be the interpreter's shared one-byte object
+        # (n == 1), which NVRTC would overwrite for the whole process.
+        buffer = bytearray(size)
+        _check(getter(program, buffer)[0], getter.__name__)
+        code = bytes(buffer)
+        lowered = {}
+        for expression in name_expressions:
+            err, mangled = nvrtc.nvrtcGetLoweredName(program, expression.encode())
+            _check(err, f"nvrtcGetLoweredName({expression})")
+            lowered[expression] = mangled.decode()
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+    if target == "ptx":
+        code = code.rstrip(b"\x00")
+    return Compiled(code, lowered, log)
+
+
+# -- the include path ----------------------------------------------------------------------
+
+
+@functools.cache
+def stand_in_dir() -> str | None:
+    """The directory of the stand-in system headers, or None where there is none (a
+    standalone module's runtime copy, with no numbast installed beside it)."""
+    here = globals().get("__file__")
+    if here:
+        candidate = os.path.join(os.path.dirname(os.path.abspath(here)), STAND_IN_DIR_NAME)
+    else:  # loaded from source text (a runtime copy): the installed numbast's, if any
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec("numbast.core")
+        except ImportError:
+            spec = None
+        locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+        candidate = os.path.join(locations[0], STAND_IN_DIR_NAME) if locations else ""
+    if candidate and os.path.isdir(candidate):
+        return candidate
+    logger.debug("no stand-in system headers for NVRTC (looked for %r)", candidate)
+    return None
+
+
+@functools.cache
+def stand_in_digest() -> str:
+    """sha256 over the stand-in headers (relative names and contents): a component of every
+    cache key of compiled code, so that changing a stand-in misses."""
+    digest = hashlib.sha256()
+    root = stand_in_dir()
+    if root is None:
+        return "none"
+    for relative in sorted(_stand_in_files(root)):
+        with open(os.path.join(root, relative), "rb") as stream:
+            data = stream.read()
+        digest.update(f"{relative}\0{len(data)}\0".encode() + data)
+    return digest.hexdigest()
+
+
+def _stand_in_files(root: str) -> Iterable[str]:
+    for folder, _dirs, files in os.walk(root):
+        for file in files:
+            yield os.path.relpath(os.path.join(folder, file), root).replace(os.sep, "/")
+
+
+@functools.cache
+def toolkit_include_dirs() -> tuple[str, ...]:
+    """The CUDA headers NVRTC compiles against: cudart, CCCL and cuRAND, found by
+    cuda.pathfinder (the wheels, conda, ``CUDA_PATH`` / ``CUDA_HOME``, system installs), as the
+    parser (``ast_canopy.toolkit``) and numba-cuda find them."""
+    try:
+        from cuda.pathfinder import find_nvidia_header_directory
+    except ImportError:
+        return ()
+    found = []
+    for library in ("cudart", "cccl", "curand"):
+        try:
+            directory = find_nvidia_header_directory(library)
+        except (RuntimeError, ValueError):  # an unknown or unsupported library
+            directory = None
+        if directory:
+            found.append(directory)
+    if not found:
+        logger.info("no CUDA toolkit headers found; NVRTC compiles without them")
+    return tuple(dict.fromkeys(found))
+
+
+def include_dirs(user_dirs: Iterable[str] = ()) -> list[str]:
+    """The one include path: ``user_dirs`` (the header's own, given by the caller) first, as
+    clang searches ``-I`` before its system directories, then the toolkit's, then the stand-in
+    headers, which only resolve what nothing else provides."""
+    ordered = [str(d) for d in user_dirs]
+    ordered += toolkit_include_dirs()
+    stand_ins = stand_in_dir()
+    if stand_ins is not None:
+        ordered.append(stand_ins)
+    return list(dict.fromkeys(ordered))
+
+
+def include_options(user_dirs: Iterable[str] = ()) -> list[str]:
+    """``-I`` options for :func:`include_dirs`."""
+    return [f"-I{d}" for d in include_dirs(user_dirs)]
+
+
+def unit_options(
+    arch: str,
+    *,
+    lto: bool,
+    user_dirs: Iterable[str] = (),
+    extra: Sequence[str] = (),
+) -> list[str]:
+    """The options of a shim unit or template probe for ``arch`` (``sm_90``): LTO-IR for
+    ``sm_90`` when ``lto``, else PTX for ``compute_90``; relocatable device code (shims are
+    linked into kernels), C++17, the include path (``user_dirs`` first), then ``extra``
+    (a header's own NVRTC options, such as ``-default-device``)."""
+    arch = supported_arch(arch)
+    options = [f"-arch={arch if lto else arch.replace('sm_', 'compute_')}", "-rdc=true"]
+    options += ["-std=c++17", *include_options(user_dirs)]
+    if lto:
+        options.append("-dlto")
+    return [*options, *extra]
+
+
+def wants_default_device(log: str) -> bool:
+    """Whether NVRTC's ``log`` rejects a function or variable for lacking an execution space
+    (then ``-default-device`` makes such a header compile)."""
+    return _DEFAULT_DEVICE_ADVICE in log
+
+
+# -- versions and arches ---------------------------------------------------------------------
+
+
+@functools.cache
+def nvrtc_version() -> tuple[int, int]:
+    """NVRTC's (major, minor)."""
+    from cuda.bindings import nvrtc
+
+    err, major, minor = nvrtc.nvrtcVersion()
+    _check(err, "nvrtcVersion")
+    return major, minor
+
+
+def supported_arch(arch: str) -> str:
+    """``arch``, or the oldest arch this NVRTC compiles for when ``arch`` is older (a module
+    generated for ``sm_50`` still instantiates its templates with CUDA 13, whose oldest is
+    ``sm_75``; kernels are compiled for the GPU they run on regardless)."""
+    from cuda.bindings import nvrtc
+
+    digits = "".join(ch for ch in arch.removeprefix("sm_") if ch.isdigit())
+    err, supported = nvrtc.nvrtcGetSupportedArchs()
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS or not supported or not digits:
+        return arch
+    oldest = min(supported)
+    if int(digits) >= oldest:
+        return arch
+    logger.info("NVRTC cannot target %s; compiling for sm_%d, its oldest arch", arch, oldest)
+    return f"sm_{oldest}"
+
+
+def _log(program) -> str:
+    from cuda.bindings import nvrtc
+
+    err, size = nvrtc.nvrtcGetProgramLogSize(program)
+    _check(err, "nvrtcGetProgramLogSize")
+    buffer = bytearray(size)  # never ``b" " * size`` (see compile_unit)
+    _check(nvrtc.nvrtcGetProgramLog(program, buffer)[0], "nvrtcGetProgramLog")
+    return bytes(buffer).rstrip(b"\x00").decode(errors="replace")
+
+
+def _error_string(result) -> str:
+    from cuda.bindings import nvrtc
+
+    _err, text = nvrtc.nvrtcGetErrorString(result)
+    return text.decode() if isinstance(text, bytes) else str(text)
+
+
+def _check(result, what: str) -> None:
+    from cuda.bindings import nvrtc
+
+    if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise RuntimeError(f"NVRTC failed in {what}: {_error_string(result)}")

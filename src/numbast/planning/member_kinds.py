@@ -1,0 +1,52 @@
+"""How a struct's member binds: the one table from C++ method kinds to member rows' kinds,
+shared by structs (``declarations.plan_member``) and class templates
+(``templates.member_row``)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ast_canopy.model import Access, Method, MethodKind
+from numbast.core import rows
+from numbast.planning.descriptions import host_only_reason
+from numbast.planning.diagnostics import BindingError
+from numbast.planning.operators import python_operator_for
+
+
+class MemberKind(NamedTuple):
+    kind: str  # a member kind of numbast.core.rows (CONSTRUCTOR, CONVERSION, ...)
+    name: str  # the Python name: the method's, an operator's function name, "" otherwise
+    cxx_name: str  # the C++ name: the method's, an operator's symbol, "" otherwise
+    flag: bool  # CONSTRUCTOR: also an implicit conversion; METHOD: non-const
+
+
+def member_kind(method: Method) -> MemberKind | None:
+    """How ``method`` binds; None for members not bound by design (non-public, deleted,
+    copy/move constructors, destructors: Numba copies values bitwise and runs no destructors);
+    raises BindingError for a member that cannot be bound."""
+    if method.access is not Access.PUBLIC or method.is_deleted:
+        return None
+    kind = method.kind
+    if kind in (MethodKind.COPY_CONSTRUCTOR, MethodKind.MOVE_CONSTRUCTOR, MethodKind.DESTRUCTOR):
+        return None
+    host_only = host_only_reason(method)
+    if host_only is not None:
+        raise BindingError(host_only)
+    if method.is_variadic:
+        raise BindingError("variadic methods cannot be bound")
+    if kind.is_constructor:
+        implicit = kind is MethodKind.CONVERTING_CONSTRUCTOR and not method.is_explicit
+        return MemberKind(rows.CONSTRUCTOR, "", "", implicit)
+    if kind is MethodKind.CONVERSION_FUNCTION:
+        return MemberKind(rows.CONVERSION, "", "", False)
+    if kind is MethodKind.MEMBER_OPERATOR:
+        symbol = method.operator or ""
+        key = python_operator_for(symbol, len(method.params) + 1)
+        if key is None:
+            raise BindingError(f"operator{symbol} has no Python counterpart")
+        return MemberKind(rows.OPERATOR, key.__name__, symbol, False)
+    if kind is MethodKind.METHOD:
+        return MemberKind(rows.METHOD, method.name, method.name, not method.is_const)
+    if kind is MethodKind.STATIC_METHOD:
+        return MemberKind(rows.STATIC_METHOD, method.name, method.name, False)
+    raise BindingError(f"{kind.value} members are not bound yet")
