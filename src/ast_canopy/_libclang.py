@@ -69,7 +69,32 @@ def lib() -> object:
         ci.register_function(handle, item, False)
     _install_fast_null_check()
     _install_fast_enum_lookup()
+    _unwrap_null_guards()
     return handle
+
+
+def _unwrap_null_guards() -> None:
+    """cindex wraps nearly every Cursor method and property in a guard that raises on the null
+    cursor: a Python call and a check per property read, over a million of them in a big
+    header. cindex never hands out null cursors (it maps them to None), and the walk only
+    follows cursors cindex handed out, so the guards are taken off Cursor here."""
+
+    def original(function: object) -> object | None:
+        closure = getattr(function, "__closure__", None)
+        if getattr(function, "__name__", "") != "inner" or not closure:
+            return None
+        wrapped = closure[0].cell_contents
+        return wrapped if callable(wrapped) else None
+
+    for name, attribute in list(vars(ci.Cursor).items()):
+        if isinstance(attribute, property) and attribute.fget is not None:
+            unwrapped = original(attribute.fget)
+            if unwrapped is not None:
+                setattr(ci.Cursor, name, property(unwrapped, attribute.fset, attribute.fdel))
+        elif callable(attribute):
+            unwrapped = original(attribute)
+            if unwrapped is not None:
+                setattr(ci.Cursor, name, unwrapped)
 
 
 def _install_fast_enum_lookup() -> None:
