@@ -1,6 +1,10 @@
 """Time ast_canopy's parse + extraction on the CUDA toolkit's own headers.
 
     python benchmarks/parse.py [--runs 9] [--arch sm_90] [--json]
+    python benchmarks/parse.py --libraries [--cutlass DIR] [--random123 DIR] [--runs 5]
+    python benchmarks/parse.py --generated 1000,2000,4000,8000 [--runs 3]
+
+(The last two are in benchmarks/parse_libraries.py, which says what they measure.)
 
 For each header (cuda_fp16, cuda_bf16, cuda_fp8, cuda_fp4, and curand_kernel when the cuRAND
 headers are installed), with its ``.hpp`` retained, it reports the median wall time of
@@ -73,7 +77,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--arch", default="sm_90")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--libraries", action="store_true", help="real device libraries")
+    parser.add_argument("--cutlass", help="CUTLASS include directory (default: nvidia-cutlass)")
+    parser.add_argument("--random123", help="Random123's include directory")
+    parser.add_argument(
+        "--generated",
+        type=lambda text: [int(n) for n in text.split(",")],
+        help="generated headers of these many blocks, each parsed in a fresh process",
+    )
     args = parser.parse_args(argv)
+    if args.libraries or args.generated:
+        sys.path.insert(0, str(Path(__file__).parent))
+        import parse_libraries
+
+        return parse_libraries.run(args)
 
     with tempfile.TemporaryDirectory(prefix="ast_canopy-bench-") as cache:
         os.environ["AST_CANOPY_CACHE_DIR"] = cache
