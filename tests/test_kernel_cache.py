@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -284,3 +285,69 @@ def test_numba_cuda_is_left_alone_on_an_unknown_version_or_when_turned_off(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[-2] == expected
+
+
+# -- damaged and unsafe cache files (issue 23, point 8) ---------------------------------------
+
+
+def _cache_files(workdir: Path, suffix: str) -> list[Path]:
+    return sorted((workdir / "numba-cache").rglob(f"*{suffix}"))
+
+
+@pytest.mark.parametrize(
+    ("suffix", "damage"),
+    [(".nbi", lambda data: data[:7]), (".nbc", lambda data: b"garbage" * 10)],
+    ids=["truncated index", "garbage data"],
+)
+def test_a_damaged_cache_file_is_a_miss_with_one_warning_and_is_healed(workdir, suffix, damage):
+    linked_scenario(workdir)
+    link = [str(workdir / "ext.cu")]
+    load_or_compile(cached(scale_first, link), ARGS)
+    (damaged,) = _cache_files(workdir, suffix)
+    damaged.write_bytes(damage(damaged.read_bytes()))
+    with pytest.warns(kernel_cache.KernelCacheWarning, match="damaged kernel cache file"):
+        again, loaded = load_or_compile(cached(scale_first, link), ARGS)
+    assert not loaded and again.library.get_cubin()  # compiled, and saved whole
+    healed, loaded = load_or_compile(cached(scale_first, link), ARGS)
+    assert loaded and cubin_of(healed) == cubin_of(again)
+
+
+class _Planted:
+    """A pickle that, when loaded, leaves a mark: what another user could plant."""
+
+    def __init__(self, mark: Path) -> None:
+        self.mark = mark
+
+    def __reduce__(self):
+        return (Path.touch, (self.mark,))
+
+
+def test_a_planted_pickle_in_another_users_cache_directory_is_never_loaded(workdir):
+    linked_scenario(workdir)
+    link = [str(workdir / "ext.cu")]
+    load_or_compile(cached(scale_first, link), ARGS)
+    (index,) = _cache_files(workdir, ".nbi")
+    mark = workdir / "planted-code-ran"
+    index.write_bytes(pickle.dumps(_Planted(mark)))
+    other_user = os.stat(index).st_uid + 4242
+    os.chown(index, other_user, -1)
+    os.chown(index.parent, other_user, -1)
+    index.parent.chmod(0o777)
+    try:
+        with pytest.warns(kernel_cache.KernelCacheWarning, match="belongs to uid"):
+            kernel, loaded = load_or_compile(cached(scale_first, link), ARGS)
+    finally:
+        index.parent.chmod(0o755)
+    assert not loaded and kernel.library.get_cubin()
+    assert not mark.exists(), "the planted pickle ran"
+    assert index.read_bytes() == pickle.dumps(_Planted(mark))  # nothing written there
+
+
+def test_a_cache_file_others_can_write_is_never_loaded(workdir):
+    linked_scenario(workdir)
+    link = [str(workdir / "ext.cu")]
+    load_or_compile(cached(scale_first, link), ARGS)
+    (data,) = _cache_files(workdir, ".nbc")
+    data.chmod(0o666)
+    with pytest.warns(kernel_cache.KernelCacheWarning, match="writable by others"):
+        assert not load_or_compile(cached(scale_first, link), ARGS)[1]

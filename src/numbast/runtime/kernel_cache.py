@@ -33,7 +33,9 @@ numba-cuda versions whose internals it was checked against (``KNOWN_VERSIONS``).
 warns once, when a kernel asks for ``cache=True``, and numba-cuda behaves as it does alone.
 ``NUMBAST_KERNEL_CACHE=0`` turns it off.
 
-It imports numba-cuda and the standard library only (a standalone generated module carries it).
+numba-cuda's cache files are unpickled only when safe, and healed when damaged
+(``kernel_cache_files``). It imports numba-cuda and the standard library only (a standalone
+generated module carries it).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+from .kernel_cache_files import REQUIRED, checked_cache_file_class
 from .link_digests import code_digest, digest, file_digest
 from .state import LOCK, shared_table
 
@@ -134,10 +137,14 @@ def _known(version: str) -> bool:
 
 
 def _has_internals(dispatcher: Any, codegen: Any) -> bool:
+    from numba.cuda.core import caching
+
     cache = getattr(dispatcher, "CUDACache", None)
     library = getattr(codegen, "CUDACodeLibrary", None)
+    files = getattr(caching, "IndexDataCacheFile", None)
     return (
         all(hasattr(cache, n) for n in ("_index_key", "_load_overload", "_save_overload"))
+        and all(hasattr(files, n) for n in REQUIRED)
         and all(hasattr(library, n) for n in ("_reduce_states", "_rebuild", "llvm_strs"))
         and hasattr(codegen, "NRT_LIBRARY")
         and hasattr(getattr(dispatcher, "CUDADispatcher", None), "enable_caching")
@@ -177,11 +184,16 @@ def _warn_once(key: Any, message: str) -> None:
 def _linked_kernel_cache(base: type, nrt: Any, version: str) -> type:
     """numba-cuda's CUDACache, saving and loading kernels that link code (module docstring)."""
     marker = ("numbast linked kernel", FORMAT, version)
+    checked_files: dict[type, type] = {}
 
     class LinkedKernelCache(base):
         def __init__(self, py_func: Any, link_option: Sequence) -> None:
             super().__init__(py_func)
             self._link_option = link_option  # the dispatcher's link= (a live view of it)
+            files = type(self._cache_file)  # linked or not, every kernel's files are checked
+            if files not in checked_files:
+                checked_files[files] = checked_cache_file_class(files, _warn_once)
+            self._cache_file.__class__ = checked_files[files]
 
         def _save_overload(self, sig: Any, data: Any) -> None:
             library = data.library
