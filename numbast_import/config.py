@@ -94,12 +94,33 @@ def load_project_config(pyproject: str | os.PathLike[str] | None = None) -> Proj
         path = find_pyproject()
         if path is None:
             return ProjectConfig(pyproject=None, searched_from=os.getcwd())
+        # Found, not named: its Python expressions (module callbacks, additional imports) would
+        # run in your import, so it must be a file only you (or root) can change.
+        _refuse_untrusted(path)
     else:
         path = Path(pyproject).resolve()
     table = _table_of(path)
     if table is None:
         return ProjectConfig(pyproject=str(path))
     return project_config_from_table(table, path)
+
+
+def _refuse_untrusted(path: Path) -> None:
+    from ast_canopy.cache_files import unsafe_reason
+
+    for place, sticky_ok in ((path, False), (path.parent, True)):
+        try:
+            problem = unsafe_reason(os.stat(place), shared=True, sticky_ok=sticky_ok)
+        except OSError:
+            continue
+        if problem:
+            raise ImportConfigError(
+                f"{path}: not read, because {place} is not safe to trust: {problem}. Its "
+                "module callbacks and additional imports are Python that would run in your "
+                f"import, and others can change them. If you trust it, name it explicitly: "
+                f"{CONFIG_ENV}={path} (or numbast-cache --config {path}); or make it yours "
+                f"and not writable by others (chmod go-w)"
+            )
 
 
 def _from_environment(value: str) -> Path:

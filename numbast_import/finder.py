@@ -45,6 +45,12 @@ class HeaderModuleFinder(importlib.abc.MetaPathFinder):
 def resolve_mapping(package: str, name: str, project: ProjectConfig) -> HeaderMapping:
     """The mapping behind ``package.name``: registered, else the project's, else built in.
     Raises ImportConfigError for a bad mapping and HeaderNotMappedError for an unknown name."""
+    if not name.isidentifier():
+        raise _not_mapped(
+            f"No module named '{package}.{name}': {name!r} is not a module name that can be "
+            "mapped; header modules are named by Python identifiers (letters, digits and _, "
+            f"not starting with a digit), such as {package}.my_lib"
+        )
     if package == BUILTIN_PACKAGE:
         from numbast_import.builtin_headers import BUILTIN_HEADERS, builtin_mapping
 

@@ -9,6 +9,7 @@ target root is not built again.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -89,8 +90,7 @@ def _warm_one(module: Module, arch: str | None, root: Path, project: ProjectConf
         text=True,
     )
     if done.returncode != 0:
-        message = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
-        return WarmResult(module.fullname, arch, "failed", message=message or done.stderr)
+        return WarmResult(module.fullname, arch, "failed", message=_failure(done.stderr))
     if store.lookup(digest, components) is None:
         return WarmResult(
             module.fullname,
@@ -101,15 +101,35 @@ def _warm_one(module: Module, arch: str | None, root: Path, project: ProjectConf
     return WarmResult(module.fullname, arch, "built", str(store.entry_dir(digest)))
 
 
+# The child's ImportError, whole (a parse error lists every diagnostic), on one stderr line.
+_FAILURE_MARK = "numbast-cache warm failed: "
+_IMPORT = f"""
+import importlib, json, sys
+try:
+    importlib.import_module({{name!r}})
+except ImportError as exc:
+    print({_FAILURE_MARK!r} + json.dumps(str(exc)), file=sys.stderr)
+    sys.exit(1)
+"""
+
+
 def _import_code(module: Module) -> str:
+    code = _IMPORT.format(name=module.fullname)
     registered = module.mapping.registered
     if registered is None:
-        return f"import importlib; importlib.import_module({module.fullname!r})"
+        return code
     # A register() mapping lives in the calling process only: repeat the call.
     arguments = dict(registered)
     header = os.path.join(module.mapping.base_dir, arguments.pop("header"))
     return (
-        "import importlib, numbast_import; "
-        f"numbast_import.register({module.mapping.module!r}, {header!r}, **{arguments!r}); "
-        f"importlib.import_module({module.fullname!r})"
+        "import numbast_import\n"
+        f"numbast_import.register({module.mapping.module!r}, {header!r}, **{arguments!r})\n" + code
     )
+
+
+def _failure(stderr: str) -> str:
+    """The child's ImportError message when it gave one, else all it wrote (a crash)."""
+    for line in reversed(stderr.splitlines()):
+        if line.startswith(_FAILURE_MARK):
+            return json.loads(line[len(_FAILURE_MARK) :])
+    return stderr.strip() or "the build process exited without a message"

@@ -38,14 +38,21 @@ SCRATCH_DEAD_AFTER_S = 600.0
 Writer = Callable[[str], None]
 
 
-def unsafe_reason(info: os.stat_result, shared: bool = False) -> str | None:
+def unsafe_reason(
+    info: os.stat_result, shared: bool = False, sticky_ok: bool = False
+) -> str | None:
     """Why a cached file or directory with this ``os.stat`` result must not be trusted (its
     contents are code or compiler input that runs as you), or None. Trusted: owned by you
-    (``shared``: or by root, as an image's read-only cache is) and writable by no one else."""
+    (``shared``: or by root, as an image's read-only cache is) and writable by no one else
+    (``sticky_ok``: or a directory with the sticky bit, in which others cannot replace your
+    files)."""
+    if not hasattr(os, "getuid"):  # pragma: no cover - Windows has no owners to compare
+        return None
     owners = {os.getuid(), 0} if shared else {os.getuid()}
-    if hasattr(os, "getuid") and info.st_uid not in owners:
+    if info.st_uid not in owners:
         return f"it belongs to uid {info.st_uid}, not to you (uid {os.getuid()})"
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    sticky = sticky_ok and stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_ISVTX
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not sticky:
         return f"it is writable by others (mode {stat.S_IMODE(info.st_mode):o})"
     return None
 
