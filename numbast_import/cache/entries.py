@@ -243,10 +243,11 @@ class EntryStore:
         make: Make,
         judge: Judge | None = None,
         what: str = "",
+        replace: bool = False,
     ) -> Entry:
         """The entry for ``digest``, built by ``make`` under the entry's lock unless another
-        process built it meanwhile. Made in memory (one warning) when the root cannot be
-        written."""
+        process built it meanwhile (``replace``: built in any case). Made in memory (one
+        warning) when the root cannot be written."""
         if self.root is None:
             return self._in_memory(key, make)
         try:
@@ -258,16 +259,17 @@ class EntryStore:
                 raise
             return self._in_memory(key, make, exc)
         try:
-            found = self._lookup_in(self.root, digest, key, judge, shared=False)
+            found = None if replace else self._lookup_in(self.root, digest, key, judge, False)
             if found is not None:
                 return found
             return self._build_locked(digest, key, make)
         finally:
             lock_held.release()
 
-    def put(self, digest: str, key: Mapping[str, Any], built: Made) -> Entry:
-        """Store what was already made (a build whose making needs no lock)."""
-        return self.build(digest, key, lambda _path: built)
+    def put(self, digest: str, key: Mapping[str, Any], made: Made, replace: bool = False) -> Entry:
+        """Store what was already made (a build whose making needs no lock); ``replace``: over
+        an intact entry of the same key too."""
+        return self.build(digest, key, lambda _path: made, replace=replace)
 
     def _build_locked(self, digest: str, key: Mapping[str, Any], make: Make) -> Entry:
         target = self.entry_dir(digest)

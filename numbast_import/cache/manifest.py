@@ -121,6 +121,19 @@ STRINGS = FieldType("a list of strings", _strings)
 DIGESTS = FieldType("a table of file names to sha256 strings", lambda v: _table(v, _is_str))
 NAMES = FieldType("a table of strings to strings", lambda v: _table(v, _is_str))
 STAMPS = FieldType("a table of paths to [size, mtime_ns]", lambda v: _table(v, _stamp))
+SYMBOLS = FieldType(
+    "a list of [name, mangled name, name was bytes, mangled was bytes]",
+    lambda v: (
+        isinstance(v, list)
+        and all(
+            isinstance(item, list)
+            and len(item) == 4
+            and all(isinstance(x, str) for x in item[:2])
+            and all(isinstance(x, bool) for x in item[2:])
+            for item in v
+        )
+    ),
+)
 COVERAGE = FieldType("a coverage summary (kinds, device_functions)", _coverage)
 
 # Fields every entry's manifest has, and may have.
@@ -236,7 +249,14 @@ RTC = EntryKind(name="rtc", directory="rtc", format=1, optional={"lowered_names"
 
 # A cuda.core program stored through ProgramCacheResource: program.bin under the digest of
 # cuda.core's key (make_program_cache_key), which the manifest keeps in hex.
-PROGRAM = EntryKind(name="program", directory="programs", format=1, artifacts=("program.bin",))
+# NVRTC's symbol mapping (name expressions) is kept too, which cuda.core's own caches cannot.
+PROGRAM = EntryKind(
+    name="program",
+    directory="programs",
+    format=1,
+    optional={"symbol_mapping": SYMBOLS},
+    artifacts=("program.bin",),
+)
 
 # Inside a header entry (<entry>/instances/<digest>/): a template instance's record
 # (record.json) or the LTO-IR of shims compiled with instances (unit.ltoir).
