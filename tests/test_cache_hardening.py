@@ -498,3 +498,76 @@ def test_a_failed_import_leaves_no_damage_for_verify_or_list(built, tmp_path):
     listed = cli(project, cache, "list", "--json")
     assert [r for r in json.loads(listed.stdout) if r["kind"] == "header"] == []
     assert not [p for p in cache.rglob("*") if p.name.endswith(".lock") or ".build-" in p.name]
+
+
+# -- verify reports every kind of damage these tests plant -----------------------------------
+
+
+def test_verify_reports_every_kind_of_damage(copy_of):
+    from numbast_import.cache.instances import EntryInstances
+    from numbast_import.programs import ProgramCache
+
+    project, cache = copy_of
+    (entry,) = entries(cache)
+
+    def clone(name: str) -> Path:
+        path = cache / name[:2] / name
+        path.parent.mkdir(exist_ok=True, mode=0o700)
+        shutil.copytree(entry, path)
+        return path
+
+    planted = {}
+    path = planted["artifact"] = clone("a1" * 32)
+    (path / "shim.ltoir").write_bytes(b"garbage")
+    path = planted["partial"] = clone("a2" * 32)
+    (path / MANIFEST).unlink()
+    path = planted["not an object"] = clone("a3" * 32)
+    (path / MANIFEST).write_text("[]")
+    path = planted["wrong type"] = clone("a4" * 32)
+    _damage_manifest(path, shims_left_out={"not": "a list"})
+    path = planted["bytecode"] = clone("a5" * 32)
+    plant_code(path, "pass")
+    (path / BINDINGS).write_bytes((path / BINDINGS).read_bytes() + b"# edited\n")
+    _damage_manifest(
+        path,
+        artifacts={
+            **json.loads((path / MANIFEST).read_text())["artifacts"],
+            BINDINGS: sha256((path / BINDINGS).read_bytes()),
+        },
+    )
+    path = planted["mode"] = clone("a6" * 32)
+    (path / "shim.cu").chmod(0o666)
+    instances = EntryInstances(entry, "sm_90")
+    instances.put("b1" * 32, {"layout": [4, 4]})
+    (record,) = (entry / "instances").glob("*/record.json")
+    record.write_text('{"layout": [8, 8]}')
+    planted["instance"] = record.parent
+    programs = ProgramCache(cache)
+    programs[b"k"] = b"\x7fELF program"
+    (program,) = (cache / "programs").glob("*/*")
+    (program / "program.bin").write_bytes(b"\x7fELF edited!")
+    planted["program"] = program
+    (pch,) = (cache / "parser" / "prelude").glob("*.pch")
+    with open(pch, "ab") as stream:
+        stream.write(b"more")
+    planted["prelude"] = pch
+
+    done = cli(project, cache, "verify", "--json")
+    assert done.returncode == 1, done.stderr
+    damaged = {
+        item["path"]: " ".join(item["problems"]) for item in json.loads(done.stdout)["damaged"]
+    }
+    expected = {
+        "artifact": "shim.ltoir does not match",
+        "partial": "manifest.json missing",
+        "not an object": "not a JSON object",
+        "wrong type": "'shims_left_out' must be a list of strings",
+        "bytecode": "was not compiled from this bindings.py",
+        "mode": "writable by others",
+        "instance": "record.json does not match",
+        "program": "program.bin does not match",
+        "prelude": "not the size",
+    }
+    for kind, problem in expected.items():
+        assert problem in damaged.get(str(planted[kind]), ""), (kind, damaged)
+    assert str(entry) not in damaged  # the intact entry (its instances are listed apart)
