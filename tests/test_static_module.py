@@ -97,7 +97,9 @@ def test_generated_module_holds_no_pickles_and_no_numbast_imports(tmp_path):
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0])
     assert imported <= {"linecache", "sys", "types", "numba"}
-    assert "pickle" not in source
+    # No pickled data and nothing unpickled by the module (the runtime copy's kernel cache
+    # names pickle's exceptions: it refuses or heals numba-cuda's cache files).
+    assert not re.search(r"pickle\.(loads?|Unpickler)\b", source)
 
 
 def test_provenance_header(tmp_path):
