@@ -97,3 +97,24 @@ NUMBA_TO_CXX: dict[str, str] = {
     "float16": "__half",
     "bfloat16": "__nv_bfloat16",
 }
+
+
+def spelled_accessor(python_name: str) -> tuple[str, str, str] | None:
+    """How a struct bound under its C++ spelling is reached from Python (``runtime.spelled_names``):
+    ``("instance", "box", "ns::box")`` for ``ns::box<float>`` (indexed as ``M.box[...]``),
+    ``("nested", "Inner", "ns::Outer")`` for ``ns::Outer::Inner`` (``M.Outer.Inner``); None for a
+    Python identifier, or a spelling that is neither."""
+    if python_name.isidentifier():
+        return None
+    start = python_name.find("<")
+    if start < 0:
+        owner, _, name = python_name.rpartition("::")
+        return ("nested", name, owner.removeprefix("::")) if owner and name.isidentifier() else None
+    depth = 0
+    for position, char in enumerate(python_name[start:], start):
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if depth == 0 and position != len(python_name) - 1:
+            return None  # not one template's instance (Outer<int>::Inner)
+    template = python_name[:start].strip().removeprefix("::")
+    name = template.rpartition("::")[2]
+    return ("instance", name, template) if name.isidentifier() and depth == 0 else None

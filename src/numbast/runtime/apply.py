@@ -39,6 +39,7 @@ from .overloads import (
 )
 from .registration import apply_function, register_struct
 from .row_types import (
+    SPELLED_NAMES,
     enum_member_type,
     external_type,
     make_enum,
@@ -175,9 +176,11 @@ def apply_rows(
 
         context = TemplateContext(module_name, library, registries, arch, instances)
     bound: dict[str, Any] = {row.python_name: e for row, e in zip(enum_rows, enums, strict=True)}
+    spelled: dict[str, Any] = {}  # structs whose name is C++ spelling (runtime.spelled_names)
     for index, (row, stub) in enumerate(zip(struct_rows, struct_stubs, strict=True)):
         if templates is None or not templates.add_struct(index, stub):
-            bound[row.python_name] = stub
+            table = bound if row.python_name.isidentifier() else spelled
+            table[row.python_name] = stub
     stubs = FunctionStubs(origin=module_name)
     if templates is not None:
         templates.prepare_stubs(stubs)
@@ -192,6 +195,12 @@ def apply_rows(
         bound.update(templates.stubs())
     for alias, target in rows.aliases:
         bound[alias] = bound[target]
+    if spelled:
+        from .spelled_names import spelled_names
+
+        by_qual_name = {r.qual_name: s for r, s in zip(struct_rows, struct_stubs, strict=True)}
+        bound.update(spelled_names(spelled, by_qual_name, bound))
+        bound[SPELLED_NAMES] = spelled  # other modules' rows name these types by spelling
     # Unscoped enumerators also live in the enclosing scope, as in C++ (``lib.CLAMPED``).
     for row, py_enum in zip(enum_rows, enums, strict=True):
         if not row.scoped:

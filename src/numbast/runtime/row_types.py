@@ -89,6 +89,10 @@ def resolve_types(
     return tuple(build(row) for row in rows)
 
 
+# A module's table of the structs it binds under their C++ spelling (spelling -> stub).
+SPELLED_NAMES = "__numbast_spelled__"
+
+
 class ExternalTypeError(ImportError):
     """A type another bindings module was expected to bind is not there."""
 
@@ -99,6 +103,8 @@ def external_type(module_name: str, python_name: str) -> numba_types.Type:
 
     module = importlib.import_module(module_name)
     bound = getattr(module, python_name, None)
+    if bound is None:  # a struct named by C++ spelling (``runtime.spelled_names``)
+        bound = getattr(module, SPELLED_NAMES, {}).get(python_name)
     numba_type = getattr(bound, "_numba_type_", None)
     if isinstance(numba_type, numba_types.Type):
         return numba_type

@@ -8,6 +8,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from numbast.core.cxx_names import spelled_accessor
 from numbast.core.row_writer import RowWriter
 from numbast.core.rows import (
     FORMAT,
@@ -71,9 +72,26 @@ class ModulePlan:
         return exported
 
     def struct_names(self) -> list[str]:
-        """Python names of the structs the module exports."""
+        """Python names of the structs the module exports (not those named by their C++
+        spelling: see :meth:`instance_set_names`)."""
         hidden = self._hidden_structs()
-        return [s.python_name for i, (s, _) in enumerate(self.structs) if i not in hidden]
+        return [
+            s.python_name
+            for i, (s, _) in enumerate(self.structs)
+            if i not in hidden and s.python_name.isidentifier()
+        ]
+
+    def instance_set_names(self) -> list[str]:
+        """The names under which the structs bound by C++ spelling (instances of class
+        templates the module does not bind) are indexed: ``box`` for ``ns::box<float>``
+        (``numbast.runtime.spelled_names``)."""
+        hidden = self._hidden_structs()
+        names = []
+        for i, (row, _body) in enumerate(self.structs):
+            accessor = spelled_accessor(row.python_name)
+            if i not in hidden and accessor is not None and accessor[0] == "instance":
+                names.append(accessor[1])
+        return list(dict.fromkeys(names))
 
     def rows(self, writer: RowWriter) -> ModuleRows:
         """The module's rows as the runtime applies them, indexed by ``writer`` (types stay as
@@ -100,6 +118,7 @@ class ModulePlan:
         """The names ``__all__`` lists. Typedef aliases are module attributes but not listed,
         as in NVIDIA's Numbast (``from module import *`` gives each type once)."""
         names = self.struct_names()
+        names += self.instance_set_names()
         names += [e.python_name for e in self.enums]
         names += [f.python_name for f in self.functions if f.python_name]
         names += [t.python_name for t in self.class_templates]
