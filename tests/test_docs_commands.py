@@ -153,15 +153,20 @@ def run_command(line: str, cwd: Path, cache: Path) -> subprocess.CompletedProces
 
 def check_installed(arguments: list[str]) -> None:
     """What ``pip install -e .`` or ``-e ".[test]"`` would leave: numbast-import installed, and
-    each requirement of its extras importable in the version asked."""
+    each requirement of its extras installed in the version asked. (Where the packages come
+    from PYTHONPATH instead, as on the GPU machine, no pip made this environment: nothing to
+    check.)"""
     import importlib.metadata
 
-    from packaging.requirements import Requirement
-
-    (spec,) = [a for a in arguments if a not in ("-e",)]
+    (spec,) = [a for a in arguments if a != "-e"]
     extras = re.fullmatch(r"\.(?:\[(.*)\])?", spec).group(1)
     wanted = set((extras or "").split(",")) - {""}
-    distribution = importlib.metadata.distribution("numbast-import")
+    try:
+        distribution = importlib.metadata.distribution("numbast-import")
+    except importlib.metadata.PackageNotFoundError:
+        return
+    from packaging.requirements import Requirement
+
     for text in distribution.requires or ():
         requirement = Requirement(text)
         marker = requirement.marker
