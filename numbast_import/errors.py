@@ -52,3 +52,8 @@ class CacheSafetyError(HeaderImportError):
 
 class CacheLockTimeout(HeaderImportError):
     """Another process held a build lock for longer than the timeout."""
+
+
+class PickledHeaderMismatchError(HeaderImportError):
+    """A pickled header module that this process cannot import with the same bindings: its
+    header (or a file the header includes) differs here from where it was pickled."""

@@ -67,7 +67,9 @@ def resolve_mapping(package: str, name: str, project: ProjectConfig) -> HeaderMa
 
     mapping = registered(name)
     if mapping is not None:
-        return replace(mapping, arch=project.arch, cache_dir=project.cache_dir)
+        # A mapping pickled elsewhere keeps that project's arch pin where this one has none.
+        arch = project.arch or mapping.arch
+        return replace(mapping, arch=arch, cache_dir=project.cache_dir)
     mapping = project.headers.get(name)
     if mapping is not None:
         return mapping

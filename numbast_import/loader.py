@@ -43,6 +43,7 @@ from numbast_import.cache.store import BuildOutput, CacheStore
 from numbast_import.entry_context import run_entry
 from numbast_import.errors import HeaderImportError, ImportConfigError
 from numbast_import.mapping import HeaderMapping
+from numbast_import.pickling import adopt
 from numbast_import.uses import import_used_modules
 
 logger = logging.getLogger(__name__)
@@ -137,6 +138,7 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
             generator_fingerprint(root / KEYS_DIR)
     module.__cuda_header__ = mapping.header
     module.__numbast_key__ = digest
+    adopt(module, mapping, entry.manifest)  # it pickles as its mapping (numbast_import.pickling)
     include_dirs = mapping.static_mapping(arch).get("Clang Include Paths") or []
     run_entry(module, entry, bindings_filename(entry.path, name), arch, include_dirs)
 

@@ -60,6 +60,13 @@ def unregister(name: str) -> None:
         raise KeyError(f"{name!r} was not registered with numbast_import.register()")
 
 
+def receive(mapping: HeaderMapping) -> None:
+    """Map ``cuda_headers.<mapping.module>`` to ``mapping`` in this process: the mapping of a
+    module pickled in another process (``numbast_import.pickling``), which takes precedence as
+    ``register()``'s does."""
+    _registered[mapping.module] = mapping
+
+
 def registered(name: str) -> HeaderMapping | None:
     return _registered.get(name)
 

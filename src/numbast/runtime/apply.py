@@ -149,13 +149,13 @@ def apply_rows(
             f"regenerate the module: {regenerate or 'run the generator again'}"
         )
     enum_rows = [EnumRow(*row) for row in rows.enums]
-    enums = tuple(make_enum(row) for row in enum_rows)
+    enums = tuple(make_enum(row, module_name) for row in enum_rows)
     library.bound_types += [enum_member_type(e) for e in enums]
     struct_rows = [StructRow(*row) for row in rows.structs]
     struct_types = tuple(make_struct_type_of(row, module_name) for row in struct_rows)
     for row in struct_rows:  # a misnamed data model fails the import, not a later compile
         resolve_class(row.data_model, numba_models, "data model", row.qual_name, module_name)
-    struct_stubs = [make_struct_stub(r.python_name, r.qual_name, t)
+    struct_stubs = [make_struct_stub(r.python_name, r.qual_name, t, module_name)
                     for r, t in zip(struct_rows, struct_types, strict=True)]  # fmt: skip
     context = templates = None
     bodies = [StructBodyRow(*body) for body in rows.struct_bodies]

@@ -29,10 +29,11 @@ def resolve_class(value: Any, namespace: Any, what: str, struct: str, module_nam
     raise TypeError(f"{what} {value!r} for struct {struct} is not a class; pass a class")
 
 
-def make_enum(row: EnumRow) -> type[enum.IntEnum]:
-    """The IntEnum of a C++ enum (usable as constants and as kernel arguments)."""
+def make_enum(row: EnumRow, module_name: str = "") -> type[enum.IntEnum]:
+    """The IntEnum of a C++ enum (usable as constants and as kernel arguments). Made for module
+    ``module_name``, it pickles by reference to it (as a class defined there would)."""
     python_name, qual_name, members, scoped = row
-    py_enum = enum.IntEnum(python_name, dict(members))
+    py_enum = enum.IntEnum(python_name, dict(members), module=module_name or None)
     py_enum.__doc__ = f"C++ enum {qual_name} (bound by numbast)."
     # The mark that makes its members bound types (operators of the enum apply to them).
     py_enum._cxx_name_ = qual_name

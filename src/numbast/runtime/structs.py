@@ -102,7 +102,12 @@ def register_struct_model(numba_type, data_model, members=None, public_fields=()
     register_model(type_class)(data_model)
 
 
-def make_struct_stub(python_name: str, qual_name: str, numba_type: types.Type) -> type:
+def make_struct_stub(
+    python_name: str, qual_name: str, numba_type: types.Type, module_name: str = ""
+) -> type:
+    """The Python class kernels construct ``qual_name`` with. Made for module ``module_name``,
+    it pickles by reference to it (as a class defined there would): a class pickled by value
+    would be a new class, unknown to Numba, in the process that unpickles it."""
     stub = type(
         python_name,
         (BoundCxxStruct,),
@@ -114,6 +119,8 @@ def make_struct_stub(python_name: str, qual_name: str, numba_type: types.Type) -
             "__doc__": f"CUDA C++ type {qual_name} (bound from C++).",
         },
     )
+    if module_name:
+        stub.__module__ = module_name
     as_numba_type.register(stub, numba_type)
     return stub
 
