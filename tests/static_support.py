@@ -107,9 +107,9 @@ def _recorders(calls: list[str]):
         )
         return original_function(row, types_, shims, *args, **kwargs)
 
-    def make_enum(row):
+    def make_enum(row, *args):
         calls.append(f"enum {tuple(row)}")
-        return original_enum(row)
+        return original_enum(row, *args)
 
     apply_struct.original = original_struct
     apply_function.original = original_function

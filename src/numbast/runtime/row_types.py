@@ -31,7 +31,7 @@ def resolve_class(value: Any, namespace: Any, what: str, struct: str, module_nam
 
 def make_enum(row: EnumRow, module_name: str = "") -> type[enum.IntEnum]:
     """The IntEnum of a C++ enum (usable as constants and as kernel arguments). Made for module
-    ``module_name``, it pickles by reference to it (as a class defined there would)."""
+    ``module_name``, it names that module as its own (as a struct's class does)."""
     python_name, qual_name, members, scoped = row
     py_enum = enum.IntEnum(python_name, dict(members), module=module_name or None)
     py_enum.__doc__ = f"C++ enum {qual_name} (bound by numbast)."

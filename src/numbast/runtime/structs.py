@@ -106,8 +106,8 @@ def make_struct_stub(
     python_name: str, qual_name: str, numba_type: types.Type, module_name: str = ""
 ) -> type:
     """The Python class kernels construct ``qual_name`` with. Made for module ``module_name``,
-    it pickles by reference to it (as a class defined there would): a class pickled by value
-    would be a new class, unknown to Numba, in the process that unpickles it."""
+    it names that module as its own, so that serializers (as Dask uses) refer to
+    it there by name: a copy of the class made in another process would be unknown to Numba."""
     stub = type(
         python_name,
         (BoundCxxStruct,),
