@@ -6,7 +6,7 @@ options mean).
 
 PLAN: {"has_gpu": bool, "blocks": [{where, code, before, after, link: [[kernel, signature]],
 path, cpu_until, gpu, requires}]}. A ``gpu`` block runs where there is a GPU; elsewhere only
-its lines before ``cpu_until`` run (none without it), without ``before`` and ``after``.
+its lines before ``cpu_until`` run (none without it), and ``after`` does not.
 RESULTS: per block {where, status, error, output, linked}; the session stops at the first
 failed block (later ones build on it).
 """
@@ -35,7 +35,7 @@ def run_block(block: dict, namespace: dict, has_gpu: bool) -> dict:
         lines = code.splitlines()
         cut = next(i for i, line in enumerate(lines) if line.startswith(block["cpu_until"]))
         code = "\n".join(lines[:cut]) + "\n"
-        block = dict(block, before="", after="")  # they set up and check the GPU part
+        block = dict(block, after="")  # it checks what the GPU part computed
     if block.get("path"):
         sys.path.insert(0, str(Path(block["path"]).resolve()))
     # The block as a file of its own, as a reader would save it (kernels with cache=True need
