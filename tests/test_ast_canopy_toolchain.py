@@ -79,11 +79,11 @@ def test_full_toolkit_root_is_used_as_it_is(tmp_path):
 @pytest.mark.skipif(
     not Path("/usr/local/cuda/include/cuda_fp8.h").is_file(), reason="no /usr/local/cuda"
 )
-def test_parse_against_an_explicit_system_toolkit(monkeypatch):
+def test_parse_against_an_explicit_system_toolkit():
     from ast_canopy import parse_declarations_from_source
 
-    monkeypatch.undo()  # the real toolkit, not the fakes
     include = "/usr/local/cuda/include"
+    root = Path("/usr/local/cuda").resolve()
     header = f"{include}/cuda_fp8.h"
     decls = parse_declarations_from_source(
         header, [header, f"{include}/cuda_fp8.hpp"], "sm_90", cudatoolkit_include_dirs=[include]
@@ -91,4 +91,11 @@ def test_parse_against_an_explicit_system_toolkit(monkeypatch):
     names = {s.name for s in decls.structs}
     assert {"__nv_fp8_e4m3", "__nv_fp8x2_e5m2", "__nv_fp8x4_e8m0"} <= names
     assert {e.name for e in decls.enums} == {"__nv_saturation_t", "__nv_fp8_interpretation_t"}
-    assert all(path.startswith("/usr/local/cuda") for path in decls.included_files[:1])
+    # The toolkit given is the one clang used, as it is: its root, and every toolkit header
+    # the parse read (cuda_runtime.h comes with the toolkit, so it comes from there too; left
+    # to itself the parser would take a pip wheel's).
+    assert Path(toolchain.clang_toolkit([include]).cuda_path) == root
+    toolkit_headers = {"cuda_runtime.h", "cuda_fp16.h", "host_defines.h", "cuda_runtime_api.h"}
+    read = [Path(p) for p in decls.included_files if Path(p).name in toolkit_headers]
+    assert {p.name for p in read} == toolkit_headers
+    assert all(p.is_relative_to(root) for p in read), read

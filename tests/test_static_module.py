@@ -248,3 +248,12 @@ def test_import_defers_registration_until_numba_types_a_kernel(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "loaded at import: []" in result.stdout
     assert "linked" in result.stdout
+
+
+def test_the_command_line_lets_an_import_error_through(monkeypatch, tmp_path):
+    """A broken install must say what is broken, not that the generator is missing."""
+    from numbast.__main__ import main
+
+    monkeypatch.setitem(sys.modules, "numbast.static.cli", None)  # importing it raises
+    with pytest.raises(ImportError, match="numbast.static.cli"):
+        main(["--cfg-path", str(tmp_path / "config.yml"), "--output-dir", str(tmp_path)])

@@ -51,14 +51,9 @@ def parse_bool(text: str) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_argument_parser().parse_args(argv)
-    try:
-        from numbast.static.cli import run_static_generator
-    except ImportError:
-        print(
-            "numbast: the static generator is not available in this version yet.",
-            file=sys.stderr,
-        )
-        return 2
+    # Imported here so that --help answers at once; any ImportError in it is a real failure.
+    from numbast.static.cli import run_static_generator
+
     return run_static_generator(
         args.cfg_path,
         args.output_dir,

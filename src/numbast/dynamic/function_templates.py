@@ -12,11 +12,11 @@ made with NVRTC, never clang.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from typing import Any
 
 from ast_canopy.model import FunctionTemplate
+from numbast.dynamic.binders import BINDERS
 from numbast.dynamic.functions import FunctionIntents, function_stubs, intent_spec
 from numbast.dynamic.template_context import (
     InstantiationOptions,
@@ -33,16 +33,6 @@ from numbast.runtime.templates.functions import (
     FunctionTemplateStub,
     bind_operator_template,
 )
-
-_LOCK = threading.Lock()
-
-
-def _template_stubs(shim_writer: ShimLibrary) -> dict[str, FunctionTemplateStub]:
-    """Qualified name -> the template stub, per shim writer (as plain function stubs are)."""
-    stubs = getattr(shim_writer, "_numbast_template_stubs", None)
-    if stubs is None:
-        stubs = shim_writer._numbast_template_stubs = {}
-    return stubs
 
 
 def bind_cxx_function_template(
@@ -98,8 +88,8 @@ def _bind_one(
     binder = FunctionTemplateBinder(row, context_for(shim_writer, options), intents)
     if row.operator:
         return bind_operator_template(binder)
-    with _LOCK:
-        stubs = _template_stubs(shim_writer)
+    with BINDERS.lock:
+        stubs = BINDERS.of(shim_writer).template_stubs
         stub = stubs.get(func.qual_name)
         if stub is None:
             stub = stubs[func.qual_name] = FunctionTemplateStub(func.qual_name, row.python_name)

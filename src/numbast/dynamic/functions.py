@@ -8,12 +8,12 @@ Each function is planned into a row and applied at once through the runtime's on
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ast_canopy.model import Function
 from numbast.core.row_writer import RowWriter
+from numbast.dynamic.binders import BINDERS
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE
 from numbast.planning.calls import CallPlan
 from numbast.planning.declarations import plan_function
@@ -28,8 +28,6 @@ from numbast.runtime.shim_library import ShimLibrary
 
 logger = logging.getLogger(__name__)
 
-_STUBS_LOCK = threading.Lock()
-
 
 def function_stubs(shim_writer: ShimLibrary) -> FunctionStubs:
     """The stubs of the functions bound with ``shim_writer``: one per C++ qualified name, so
@@ -37,12 +35,7 @@ def function_stubs(shim_writer: ShimLibrary) -> FunctionStubs:
     stub, and function templates of that name join it. Bindings made with another writer are
     other objects, so a kernel links only the shims of the writer whose bindings it calls (a
     header's non-inline definitions then never meet twice in one link)."""
-    with _STUBS_LOCK:
-        stubs = getattr(shim_writer, "_numbast_function_stubs", None)
-        if stubs is None:
-            stubs = FunctionStubs(by_qual_name=True)
-            shim_writer._numbast_function_stubs = stubs
-        return stubs
+    return BINDERS.of(shim_writer).function_stubs
 
 
 # NVIDIA's arg_intent: {function name: {parameter name or index: intent}}.

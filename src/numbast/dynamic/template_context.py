@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ast_canopy.model import ParamVar
+from numbast.dynamic.binders import BINDERS
 from numbast.planning.intents import IntentSpec, resolve_intents
-from numbast.runtime.shim_library import ShimLibrary, add_nvrtc_include_dirs
+from numbast.runtime.shim_library import ShimLibrary
 from numbast.runtime.templates.context import _CLASS_TEMPLATES, TemplateContext
 
 
@@ -24,18 +25,8 @@ class InstantiationOptions:
 
 
 def context_for(shim_writer: ShimLibrary, options: InstantiationOptions | None) -> TemplateContext:
-    context = getattr(shim_writer, "_numbast_templates", None)
-    if context is None:
-        options = options or InstantiationOptions()
-        add_nvrtc_include_dirs(options.include_dirs)
-        context = TemplateContext(
-            f"templates of {shim_writer.link_object().name}",
-            shim_writer,
-            arch=options.arch,
-            defines=options.defines,
-        )
-        shim_writer._numbast_templates = context
-    return context
+    """The template context of ``shim_writer`` (made with ``options`` by its first template)."""
+    return BINDERS.template_context(shim_writer, options or InstantiationOptions())
 
 
 def known_class_templates() -> list[str]:
