@@ -228,12 +228,19 @@ def test_a_library_s_token_covers_its_link_object_and_every_shim_it_does_not_hol
     assert library.cache_token(["held"]) != compiled
 
 
-def test_standalone_modules_carry_the_kernel_cache_importing_nothing_but_numba():
+def test_standalone_modules_use_the_installed_kernel_cache_which_imports_only_numba():
+    """A standalone module's runtime copy carries no kernel cache (its size); its shim library
+    uses the installed numbast's (tests/test_kernel_cache_processes.py runs a cached kernel of a
+    standalone module), which, like the whole runtime, imports only numba-cuda and the standard
+    library."""
+    from numbast.runtime import kernel_cache, link_digests
     from numbast.static.runtime_copy import runtime_sources
 
-    sources = dict(runtime_sources())
-    for name in ("runtime.kernel_cache", "runtime.link_digests"):
-        tree = ast.parse(sources[name])
+    carried = dict(runtime_sources())
+    assert "runtime.kernel_cache" not in carried and "runtime.link_digests" not in carried
+    assert "runtime.shim_library" in carried
+    for module in (kernel_cache, link_digests):
+        tree = ast.parse(Path(module.__file__).read_text())
         imported = {
             (node.module or "") if isinstance(node, ast.ImportFrom) else alias.name
             for node in ast.walk(tree)

@@ -23,6 +23,7 @@ from static_support import (
 )
 
 import numbast
+from numbast.static.config import config_from_mapping
 
 TESTS = Path(__file__).parent
 
@@ -30,10 +31,11 @@ BLOCKER = """
 import sys
 
 class _Blocked:
-    # numbast, ast_canopy and clang must not be needed to use a generated module.
+    # numbast, ast_canopy and clang must not be needed to use a generated module: they are
+    # missing, as where they are not installed.
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in ("numbast", "ast_canopy", "clang"):
-            raise ImportError(f"{name} is blocked in this test")
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked in this test)", name=name)
         return None
 
 sys.meta_path.insert(0, _Blocked())
@@ -257,3 +259,38 @@ def test_the_command_line_lets_an_import_error_through(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "numbast.static.cli", None)  # importing it raises
     with pytest.raises(ImportError, match="numbast.static.cli"):
         main(["--cfg-path", str(tmp_path / "config.yml"), "--output-dir", str(tmp_path)])
+
+
+def test_a_standalone_module_carries_only_the_runtime_its_rows_need(tmp_path):
+    """The demo header (a struct, an operator, a function) needs no template, method or
+    struct-pointer runtime and no kernel cache: its module stays under 1,500 lines. A header
+    with templates carries the template runtime, and its module works where numbast is not
+    installed."""
+    demo = str(TESTS.parent / "examples" / "demo.cuh")
+    config = static_config(
+        demo, Types={"__myfloat16": "Number"}, Data_Models={"__myfloat16": "PrimitiveModel"}
+    )
+    text = render(config, tmp_path).read_text()
+    assert len(text.splitlines()) < 1500
+    assert "runtime.templates" not in text and "'runtime.members'" not in text
+    geo = TESTS / "data" / "templates" / "geo.cuh"
+    raw = {"Entry Point": str(geo), "File List": [str(geo)], "GPU Arch": ["sm_90"]}
+    geo_config = config_from_mapping(raw, base_dir=str(geo.parent), source="<test>")
+    (tmp_path / "geo").mkdir()
+    geo_text = render(geo_config, tmp_path / "geo").read_text()
+    assert "# - templates" in geo_text and "'runtime.templates.classes'" in geo_text
+    result = run_without_numbast(
+        tmp_path / "geo",
+        f"""
+        import warnings
+        warnings.simplefilter("ignore")
+        from numba import cuda
+        from support import link_kernel_to_cubin
+        sys.path.insert(0, {str(TESTS)!r})
+        from template_support import GEO_SIGNATURE, geo_kernel
+        import geo
+        print("linked", len(link_kernel_to_cubin(geo_kernel(geo), GEO_SIGNATURE)))
+        """,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("linked ")

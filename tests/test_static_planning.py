@@ -31,7 +31,7 @@ from numbast.static.arch_merge import (
     merge_declarations,
 )
 from numbast.static.literals import literal, source_literal
-from numbast.static.runtime_copy import runtime_sources
+from numbast.static.runtime_copy import FEATURES, runtime_sources
 
 
 def _evaluate(ref):
@@ -171,3 +171,14 @@ def test_the_runtime_copy_holds_what_apply_needs_dependencies_first():
             if isinstance(node, ast.ImportFrom) and node.level:
                 for module in imported(name, node):
                     assert module in names, (name, module)
+    # What a copy for rows using no feature leaves out is exactly what the features bring: a
+    # module imported lazily is carried or brought by a feature.
+    base = dict(runtime_sources(()))
+    brought = {n for feature in FEATURES for n, _ in runtime_sources([feature])} - set(base)
+    assert brought and "runtime.templates.classes" in brought
+    assert {"runtime.apply", "runtime.shim_library", "core.rows"} <= set(base)
+    for name, source in base.items():
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                for module in imported(name, node):
+                    assert module in base or module in brought, (name, module)

@@ -118,3 +118,8 @@ def spelled_accessor(python_name: str) -> tuple[str, str, str] | None:
     template = python_name[:start].strip().removeprefix("::")
     name = template.rpartition("::")[2]
     return ("instance", name, template) if name.isidentifier() and depth == 0 else None
+
+
+# Bound C++ 16-bit float structs -> the numba-cuda type of the same format (``float16``...),
+# which they convert to and from (``numbast.runtime.native_twins``).
+NATIVE_TWIN_TYPES: dict[str, str] = {"__half": "float16", "__nv_bfloat16": "bfloat16"}

@@ -29,7 +29,6 @@ from ..core.rows import (
     StructBodyRow,
     StructRow,
 )
-from ..core.shim_text import shim_preamble
 from .deferred import defer
 from .overloads import (
     DEFAULT_REGISTRIES,
@@ -52,6 +51,14 @@ from .structs import (
     make_struct_stub,
 )
 from .toolkit import warn_if_older_cuda
+
+
+def shim_preamble(include: str, macros: Sequence[str] = ()) -> str:
+    """``numbast.core.shim_text.shim_preamble``, for modules that spell their preamble with it
+    (a Shim Include Override evaluated at import); loaded only by those."""
+    from ..core.shim_text import shim_preamble as preamble
+
+    return preamble(include, macros)
 
 
 class BindingsFormatError(ImportError):

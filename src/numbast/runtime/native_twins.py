@@ -20,10 +20,11 @@ from numba.cuda.extending import lower_cast
 from numba.cuda.typeconv import Conversion
 from numba.cuda.typeconv.rules import default_type_manager
 
+from ..core.cxx_names import NATIVE_TWIN_TYPES
+
 # Canonical C++ name of the struct -> numba-cuda's type with the same 16 bits.
 NATIVE_TWINS: dict[str, types.Type] = {
-    "__half": types.float16,
-    "__nv_bfloat16": types.bfloat16,
+    cxx_name: getattr(types, numba_name) for cxx_name, numba_name in NATIVE_TWIN_TYPES.items()
 }
 
 

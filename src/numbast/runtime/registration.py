@@ -14,6 +14,7 @@ from numba.cuda import types as numba_types
 from numba.cuda.datamodel import models as numba_models
 from numba.cuda.typing.templates import signature
 
+from ..core.cxx_names import NATIVE_TWIN_TYPES
 from ..core.rows import (
     CONSTRUCTOR,
     CONVERSION,
@@ -25,8 +26,6 @@ from ..core.rows import (
     StructRow,
 )
 from .calls import Call
-from .members import add_mutating_methods, add_static_methods
-from .native_twins import link_native_twin
 from .overloads import (
     DEFAULT_REGISTRIES,
     FunctionStubs,
@@ -36,19 +35,16 @@ from .overloads import (
 )
 from .row_types import resolve_class
 from .shim_library import ShimLibrary
-from .struct_pointers import (
-    add_struct_pointer_parameters,
-    is_struct_value,
-    struct_pointer_positions,
-)
 from .structs import (
     add_conversion,
     add_conversion_to_struct,
     add_implicit_constructor,
     add_methods,
     add_struct_stub,
+    is_struct_value,
     make_struct_stub,
     register_struct_model,
+    struct_pointer_positions,
 )
 
 
@@ -72,7 +68,10 @@ def register_struct(
     else:
         layout = None
     register_struct_model(numba_type, model, layout, public_fields if layout else ())
-    link_native_twin(row.qual_name, numba_type)
+    if row.qual_name in NATIVE_TWIN_TYPES:  # __half, __nv_bfloat16: numba-cuda has its own
+        from .native_twins import link_native_twin
+
+        link_native_twin(row.qual_name, numba_type)
     if stub is None:
         stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
     add_struct_stub(numba_type, stub, registries)
@@ -109,6 +108,8 @@ def register_struct(
             name: [(c.signature(), c.lowering(library)) for c in calls]
             for name, calls in statics.items()
         }
+        from .members import add_static_methods
+
         add_static_methods(stub, row.qual_name, overloads, registries)
     if methods:
         overloads = {
@@ -123,6 +124,8 @@ def register_struct(
             ]
             for name, calls in mutating.items()
         }
+        from .members import add_mutating_methods
+
         add_mutating_methods(numba_type, mutators, registries)
     return stub
 
@@ -149,6 +152,8 @@ def apply_function(
     add_overload(key, call.signature(), lowering, row.label, registries)
     positions = struct_pointer_positions(call.visible_args)
     if positions and not row.operator:
+        from .struct_pointers import add_struct_pointer_parameters
+
         # ``f(state)`` for ``f(State *)``: the kernel's struct is passed by address and updated.
         add_struct_pointer_parameters(key, positions, registries)
     return key

@@ -19,11 +19,6 @@ from typing import Any
 
 from numba.cuda.cudadrv.linkable_code import LTOIR, CUSource
 
-from ..core.nvrtc import compile_unit as nvrtc_compile_unit
-from ..core.nvrtc import stand_in_dir, unit_options
-from .kernel_cache import track_library
-from .link_digests import code_digest, digest, source_digest
-
 
 class ShimRejectedError(RuntimeError):
     """A kernel calls a declaration whose shim NVRTC rejected when the bindings were built."""
@@ -174,7 +169,7 @@ class ShimLibrary:
         self._declared: dict[str, str] = {}
         self._rejected: dict[str, str] = {}
         add_nvrtc_include_dirs([*self.include_dirs, *_stand_in_dirs()])
-        track_library(self, name)  # so that cache=True kernels find it in another process
+        _track_for_kernel_cache(self, name)
 
     @property
     def preamble(self) -> str:
@@ -182,7 +177,10 @@ class ShimLibrary:
 
     def unit_options(self, arch: str, *, lto: bool) -> list[str]:
         """NVRTC's options for a unit of these shims (or a template probe) for ``arch``."""
-        return unit_options(arch, lto=lto, user_dirs=self.include_dirs, extra=self.nvrtc_options)
+        nvrtc = runtime_part("core.nvrtc")
+        return nvrtc.unit_options(
+            arch, lto=lto, user_dirs=self.include_dirs, extra=self.nvrtc_options
+        )
 
     def link_arch(self) -> str:
         """The arch shims compiled here are for: the one given, else the current GPU's."""
@@ -289,7 +287,11 @@ class ShimLibrary:
         link = self._link
         live = isinstance(link, (_LiveShimSource, _LiveShimUnit)) and link._library is self
         compiled = not live
-        base = code_digest(link.kind, link.data) if compiled else source_digest(self._preamble)
+        digests = runtime_part("runtime.link_digests")  # asked by the kernel cache, installed
+        code_digest, digest = digests.code_digest, digests.digest
+        base = (
+            code_digest(link.kind, link.data) if compiled else digests.source_digest(self._preamble)
+        )
         if live and base is not None and self.nvrtc_options:
             base = digest(base, *self.nvrtc_options)
         held = {name for name, _text in self.all_shims} if compiled else set()
@@ -333,11 +335,47 @@ class _PrecompiledUnit(LTOIR):
 def compile_ltoir(source: str, options: Sequence[str]) -> bytes:
     """NVRTC's LTO-IR of a shim unit, compiled with ``options`` (``unit_options``)."""
     digest = hashlib.sha256(source.encode()).hexdigest()[:12]
-    return nvrtc_compile_unit(source, f"shims_{digest}.cu", options, "ltoir").code
+    return (
+        runtime_part("core.nvrtc").compile_unit(source, f"shims_{digest}.cu", options, "ltoir").code
+    )
+
+
+def _track_for_kernel_cache(library: ShimLibrary, name: str | None) -> None:
+    """Let ``cache=True`` kernels find ``library`` in another process (``kernel_cache``); where
+    there is no kernel cache (a copy of the runtime, no numbast installed), such kernels compile
+    in every process, as numba-cuda alone does."""
+    kernel_cache = runtime_part("runtime.kernel_cache", required=False)
+    if kernel_cache is not None:
+        kernel_cache.track_library(library, name)
+
+
+def runtime_part(name: str, required: bool = True) -> Any:
+    """The module ``name`` (``core.nvrtc``, ``runtime.kernel_cache``) of this runtime. A copy of
+    the runtime in a standalone module carries neither: it uses the installed numbast's, where
+    numbast is installed (one kernel cache, one set of stand-in headers per process). None
+    where there is none and it is not ``required``."""
+    import importlib  # by name: a copy must import where numbast is not installed
+
+    own_root = __package__.rpartition(".")[0]  # "numbast", or a copy's package
+    for root in dict.fromkeys((own_root, "numbast")):
+        module_name = f"{root}.{name}"
+        try:
+            return importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not module_name.startswith(exc.name):
+                raise  # the part itself failed to import something: a real error
+    if required:
+        raise ModuleNotFoundError(
+            f"numbast's {name} is needed here; this standalone module carries no copy of it and "
+            "numbast is not installed: pip install numbast-import",
+            name=f"numbast.{name}",
+        )
+    return None
 
 
 def _stand_in_dirs() -> list[str]:
-    found = stand_in_dir()
+    nvrtc = runtime_part("core.nvrtc", required=False)
+    found = nvrtc.stand_in_dir() if nvrtc is not None else None
     return [] if found is None else [found]
 
 

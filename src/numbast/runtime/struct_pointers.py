@@ -28,6 +28,7 @@ from numba.cuda.typing.templates import AbstractTemplate, signature
 from .call_rewrites import install_call_rewrite, store_back_into_source
 from .overloads import DEFAULT_REGISTRIES, Registries, make_function_stub
 from .state import LOCK, shared_table
+from .structs import is_struct_value, struct_pointer_positions  # noqa: F401  (used by callers)
 
 # function stub -> positions of its parameters that are pointers to bound structs (any overload)
 _POSITIONS: dict[Callable, set[int]] = shared_table("struct_pointer_positions", dict)
@@ -47,20 +48,6 @@ def _typing_errors() -> tuple[type[Exception], ...]:
 
 
 _TYPING_ERRORS = _typing_errors()
-
-
-def is_struct_value(numba_type: types.Type) -> bool:
-    """True for the type of a bound C++ struct (not an enum, not a pointer)."""
-    return getattr(numba_type, "cxx_qual_name", None) is not None
-
-
-def struct_pointer_positions(argument_types: Sequence[types.Type]) -> list[int]:
-    """Positions of the arguments that are pointers to bound structs."""
-    return [
-        index
-        for index, argument in enumerate(argument_types)
-        if isinstance(argument, types.CPointer) and is_struct_value(argument.dtype)
-    ]
 
 
 def add_struct_pointer_parameters(

@@ -3,7 +3,7 @@ as its constructor, and its conversions and methods."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from llvmlite import ir
@@ -247,3 +247,17 @@ def add_methods(
             return types.BoundFunction(template, value_type) if template else None
 
     registries.typing.register_attr(MethodAttributes)
+
+
+def is_struct_value(numba_type: types.Type) -> bool:
+    """True for the type of a bound C++ struct (not an enum, not a pointer)."""
+    return getattr(numba_type, "cxx_qual_name", None) is not None
+
+
+def struct_pointer_positions(argument_types: Sequence[types.Type]) -> list[int]:
+    """Positions of the arguments that are pointers to bound structs."""
+    return [
+        index
+        for index, argument in enumerate(argument_types)
+        if isinstance(argument, types.CPointer) and is_struct_value(argument.dtype)
+    ]

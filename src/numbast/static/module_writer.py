@@ -29,7 +29,7 @@ from numbast.core.rows import FORMAT
 from numbast.static.config import StaticConfig
 from numbast.static.literals import literal
 from numbast.static.module_plan import ModulePlan
-from numbast.static.runtime_copy import runtime_copy
+from numbast.static.runtime_copy import FEATURES, runtime_copy, runtime_features
 
 
 @dataclass(frozen=True)
@@ -198,10 +198,10 @@ def rows_block(plan: ModulePlan, writer: RowWriter | None = None) -> str:
 # -- the module -------------------------------------------------------------------------------
 
 
-def runtime_block(embed_runtime: bool) -> str:
+def runtime_block(embed_runtime: bool, plan: ModulePlan | None = None) -> str:
     if not embed_runtime:
         return "from numbast.runtime import apply as _nb_runtime\n"
-    return runtime_copy()
+    return runtime_copy(runtime_features(plan) if plan is not None else FEATURES)
 
 
 def _registries_block(config: StaticConfig) -> str:
@@ -217,11 +217,15 @@ def _registries_block(config: StaticConfig) -> str:
     )
 
 
-def _shim_library_block(config: StaticConfig, embed_runtime: bool) -> str:
+def _shim_library_block(config: StaticConfig, plan: ModulePlan, embed_runtime: bool) -> str:
     """The shim library, its link object as ``shim_obj`` (NVIDIA Numbast's name, kept current
     by the library), the Module Callbacks set on it, and, in the import system's modules, the
     shims compiled in the module's cache entry."""
-    include = config.shim_include_override or literal(config.entry_point)
+    if plan.preamble is not None:
+        preamble = literal(plan.preamble)
+    else:  # a Shim Include Override expression, evaluated as the module is imported
+        include = config.shim_include_override
+        preamble = f"_nb_runtime.shim_preamble({include}, {literal(config.predefined_macros)})"
     callbacks = "".join(
         f"shim_obj.{attribute} = {expression}\n"
         for attribute, expression in (
@@ -240,7 +244,7 @@ def _shim_library_block(config: StaticConfig, embed_runtime: bool) -> str:
         )
     return (
         "_numbast_shim_library = _nb_runtime.ShimLibrary(\n"
-        f"    _nb_runtime.shim_preamble({include}, {literal(config.predefined_macros)}),\n"
+        f"    {preamble},\n"
         "    _nb_rows.shims,\n"
         '    name=f"{__name__}_shims.cu",\n'
         f"    include_dirs={literal(config.clang_include_paths)},\n"
@@ -321,12 +325,12 @@ def write_module(
         f"{'numba-cuda only' if embed_runtime else 'numbast'}. Use the names\nbelow inside "
         '@cuda.jit kernels; kernels need no link= argument.\n"""\n\n',
         "".join(f"{statement}\n" for statement in config.additional_imports),
-        runtime_block(embed_runtime),
+        runtime_block(embed_runtime, plan),
         "\n",
         rows_block(plan, writer),
         "\n",
         f"_nb_runtime.warn_if_older_cuda({literal((major, minor))}, __name__, {regenerate})\n",
-        _shim_library_block(config, embed_runtime),
+        _shim_library_block(config, plan, embed_runtime),
         _registries_block(config),
         "globals().update(\n"
         "    _nb_runtime.apply_module(\n"

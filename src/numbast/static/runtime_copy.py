@@ -1,24 +1,44 @@
 """The copy of the runtime a standalone generated module carries.
 
 A module from ``python -m numbast`` must import where numbast is not installed, so it carries the
-sources of the runtime modules that ``numbast.runtime.apply`` needs (of ``numbast.core`` and
-``numbast.runtime``) (and only those), and loads
-them as a package of their own, ``_numbast_runtime_<digest of the sources>``: modules generated
-by the same numbast share one copy per process, and every copy registers into the one shared
-registration state (``numbast.runtime.state``).
+sources of the runtime modules its rows need (of ``numbast.core`` and ``numbast.runtime``:
+``runtime.apply`` and what it imports, and the parts for the features its rows use, such as
+templates), and loads them as a package of their own, ``_numbast_runtime_<digest of the
+sources>``: modules generated alike share one copy per process, and every copy registers into
+the one shared registration state (``numbast.runtime.state``). The copy leaves out docstrings
+and comments (numbast's sources have them). The kernel cache is not carried: where numbast is
+installed, a copy uses its kernel cache (``runtime.shim_library``).
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+from collections.abc import Iterable
 from importlib import resources
 
+from numbast.core import rows
+from numbast.core.cxx_names import NATIVE_TWIN_TYPES
 from numbast.static.literals import source_literal
+from numbast.static.planned_module import ModulePlan
 
 # The runtime's modules are named relative to this package: ``runtime.apply``, ``core.rows``.
 SOURCE_PACKAGE = "numbast"
 ENTRY_MODULE = "runtime.apply"
+# What a module's rows may use beyond runtime.apply's own imports -> the modules that bring it
+# (the runtime imports them only when rows use it).
+FEATURES: dict[str, tuple[str, ...]] = {
+    "templates": (
+        "runtime.templates.bindings",
+        "runtime.templates.members",
+        "runtime.templates.context",
+        "runtime.members",  # an instance's methods may update it, or be static
+    ),
+    "methods that update their object, static methods": ("runtime.members",),
+    "pointers to structs as parameters": ("runtime.struct_pointers",),
+    "__half and __nv_bfloat16 (numba-cuda's own float16 / bfloat16)": ("runtime.native_twins",),
+    "a Shim Include Override evaluated at import": ("core.shim_text",),
+}
 
 _LOADER = '''\
 def _nb_load_runtime(package, sources, entry):
@@ -51,18 +71,53 @@ def _nb_load_runtime(package, sources, entry):
 '''
 
 
-def runtime_sources() -> list[tuple[str, str]]:
-    """(module name relative to ``numbast``, source) of the runtime modules ``runtime.apply``
-    needs, each after the modules it imports at module level (those it imports inside
-    functions, lazily, are included too, in any order: they are loaded by the time the
-    function runs)."""
+def runtime_features(plan: ModulePlan) -> list[str]:
+    """The FEATURES ``plan``'s rows use."""
+    bodies = [body for _row, body in plan.structs]
+    members = [member for body in bodies for member in body.members]
+    used = {
+        "templates": bool(
+            plan.class_templates
+            or plan.function_templates
+            or plan.alias_templates
+            or any(body.member_templates for body in bodies)
+        ),
+        "methods that update their object, static methods": any(
+            m.kind == rows.STATIC_METHOD or (m.kind == rows.METHOD and m.flag) for m in members
+        ),
+        "pointers to structs as parameters": any(
+            _points_to_a_struct(getattr(argument.type, "description", ()))
+            for row in plan.functions
+            for argument in row.call.arguments
+        ),
+        "__half and __nv_bfloat16 (numba-cuda's own float16 / bfloat16)": any(
+            row.qual_name in NATIVE_TWIN_TYPES for row, _body in plan.structs
+        ),
+        "a Shim Include Override evaluated at import": plan.preamble is None,
+    }
+    return [feature for feature in FEATURES if used[feature]]
+
+
+def _points_to_a_struct(description: tuple) -> bool:
+    return (
+        len(description) == 2
+        and description[0] == "pointer"
+        and description[1][0] not in ("builtin", "vector", "enum", "pointer", "voidptr")
+    )
+
+
+def runtime_sources(features: Iterable[str] = tuple(FEATURES)) -> list[tuple[str, str]]:
+    """(module name relative to ``numbast``, source) of ``runtime.apply``, the modules for
+    ``features`` (default: all), and what they import at module level, each after the modules
+    it imports."""
+    entries = [ENTRY_MODULE] + [module for feature in features for module in FEATURES[feature]]
     sources: dict[str, str] = {}
-    pending = [ENTRY_MODULE]
+    pending = list(entries)
     while pending:
         name = pending.pop()
         if name not in sources:
             sources[name] = _source_of(name)
-            pending += _relative_imports(name, sources[name], top_level_only=False)
+            pending += _relative_imports(name, sources[name], top_level_only=True)
     order: list[str] = []
 
     def visit(name: str, path: tuple[str, ...]) -> None:
@@ -107,20 +162,37 @@ def _relative_imports(name: str, source: str, top_level_only: bool) -> list[str]
     return found
 
 
-def runtime_copy() -> str:
-    """The generated module's runtime block: the sources, the loader, and ``_nb_runtime``."""
-    sources = runtime_sources()
+def compact(source: str) -> str:
+    """``source`` without docstrings and comments (what a copy carries; the same code)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                if isinstance(first.value.value, str):
+                    node.body = node.body[1:] or [ast.Pass()]
+    return ast.unparse(tree) + "\n"
+
+
+def runtime_copy(features: Iterable[str] = tuple(FEATURES)) -> str:
+    """The generated module's runtime block: the sources (for ``features``), the loader, and
+    ``_nb_runtime``."""
+    features = list(features)
+    sources = [(name, compact(source)) for name, source in runtime_sources(features)]
     digest = hashlib.sha256()
     for name, source in sources:
         digest.update(name.encode() + b"\0" + source.encode() + b"\0")
     package = f"_numbast_runtime_{digest.hexdigest()[:16]}"
     entries = "".join(f"    ({name!r}, {source_literal(src)}),\n" for name, src in sources)
+    carried = "".join(f"# - {feature}\n" for feature in features) or "# - nothing more\n"
     return (
-        "# A copy of numbast's runtime (the modules of numbast/core/ and numbast/runtime/ that\n"
-        "# runtime/apply.py needs), so this module imports where numbast is not installed. It is\n"
-        "# loaded once per process under a name of its own; every copy shares one registration\n"
-        "# state with the installed runtime.\n"
-        f"_NB_RUNTIME_SOURCES = (\n{entries})\n\n\n"
+        "# A copy of numbast's runtime (numbast/core/, numbast/runtime/: runtime/apply.py, what\n"
+        "# it imports, and what these rows use; no docstrings or comments), so this module\n"
+        "# imports where numbast is not installed. It is loaded once per process under a name\n"
+        "# of its own; every copy shares one registration state with the installed runtime.\n"
+        "# Carried for this module's rows:\n"
+        + carried
+        + f"_NB_RUNTIME_SOURCES = (\n{entries})\n\n\n"
         f"{_LOADER}\n\n"
         f"_nb_runtime = _nb_load_runtime({package!r}, _NB_RUNTIME_SOURCES, {ENTRY_MODULE!r})\n"
     )
