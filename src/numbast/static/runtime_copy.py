@@ -38,6 +38,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "pointers to structs as parameters": ("runtime.struct_pointers",),
     "__half and __nv_bfloat16 (numba-cuda's own float16 / bfloat16)": ("runtime.native_twins",),
     "a Shim Include Override evaluated at import": ("core.shim_text",),
+    "structs named by their C++ spelling (nested, instances)": ("runtime.spelled_names",),
 }
 
 _LOADER = '''\
@@ -94,6 +95,9 @@ def runtime_features(plan: ModulePlan) -> list[str]:
             row.qual_name in NATIVE_TWIN_TYPES for row, _body in plan.structs
         ),
         "a Shim Include Override evaluated at import": plan.preamble is None,
+        "structs named by their C++ spelling (nested, instances)": any(
+            not row.python_name.isidentifier() for row, _body in plan.structs
+        ),
     }
     return [feature for feature in FEATURES if used[feature]]
 
