@@ -99,10 +99,8 @@ def assemble_call(
     statement = body(params, result is not None)
     result_spelling = None if result is None else result.spelling
     if result is not None and result.enum:
-        # Enums come back as Numba's int64.
+        # Enums come back as Numba's int64: the stored result converts to it (store_result).
         result_spelling = ENUM_TRANSPORT
-        expression = statement.removeprefix("*nbi_ret = ").removesuffix(";")
-        statement = f"*nbi_ret = static_cast<{ENUM_TRANSPORT}>({expression});"
     return CallPlan(
         shim_name=shim_name,
         shim_text=render_shim(shim_name, result_spelling, params, statement),

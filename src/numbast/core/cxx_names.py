@@ -66,6 +66,16 @@ def vector_type_names() -> dict[str, str]:
     return names
 
 
+def toolkit_vector_function(qual_name: str) -> str | None:
+    """The CUDA vector type that the toolkit's ``vector_functions.h`` function ``qual_name``
+    makes from its elements (``make_float3`` -> ``float3``, ``make_double4_32a``), or None."""
+    name = qual_name.removeprefix("::")
+    if not name.startswith("make_"):
+        return None
+    vector = name.removeprefix("make_")
+    return vector if vector in vector_type_names() else None
+
+
 def normalize_cxx_name(cxx_name: str) -> str:
     """A type name without elaborated-type keywords or a leading ``::``."""
     name = cxx_name.strip()

@@ -5,9 +5,9 @@ Every shim has the same shape, so one lowering routine calls them all::
     extern "C" __device__ int <name>(R* nbi_ret, T0* a0, T1* a1, ...) { <statement> return 0; }
 
 Arguments always arrive by pointer (so structs of any layout cross the boundary intact) and the
-result is written through ``nbi_ret``. Shim names derive from the C++ mangled name, so overloads
-and same-named declarations from different headers never clash. With LTO the shim and the C++
-body inline into the kernel.
+result is constructed in the storage ``nbi_ret`` points to (``store_result``). Shim names
+derive from the C++ mangled name, so overloads and same-named declarations from different
+headers never clash. With LTO the shim and the C++ body inline into the kernel.
 """
 
 from __future__ import annotations
@@ -62,13 +62,30 @@ def pointer_declaration(type_spelling: str, name: str) -> str:
     return f"{type_spelling} *{name}"
 
 
+RESULT_TYPE = "nbi_result_t"  # the shim's alias of its result type
+
+
 def render_shim(name: str, return_type: str | None, params: Sequence[ShimParam], body: str) -> str:
-    """The full shim definition. ``return_type`` None means the shim writes no result."""
+    """The full shim definition. ``return_type`` None means the shim writes no result; else
+    the body may name it as ``nbi_result_t`` (any declarator: ``unsigned int (*)[3]``)."""
     ret_param = pointer_declaration(return_type, "nbi_ret") if return_type else "void *nbi_ret"
     param_list = ", ".join(
         [ret_param] + [pointer_declaration(p.value_type, f"a{i}") for i, p in enumerate(params)]
     )
-    return f'extern "C" __device__ int {name}({param_list}) {{\n  {body}\n  return 0;\n}}\n'
+    alias = f"using {RESULT_TYPE} = {return_type};\n  " if return_type else ""
+    return f'extern "C" __device__ int {name}({param_list}) {{\n  {alias}{body}\n  return 0;\n}}\n'
+
+
+def store_result(expression: str) -> str:
+    """The statement that constructs the result from ``expression`` in the result slot.
+
+    The slot is storage holding no object yet, so the result is constructed there, not
+    assigned: libraries make copy assignment private, undefined or deleted where copying is
+    fine (cooperative_groups' ``thread_group``, ``thread_block`` with a const member), and a
+    prvalue result is then not even copied (C++17). Through the alias, the value converts to
+    the declared result type as a cast does (an enum to the integer it crosses as)."""
+    converted = f"static_cast<{RESULT_TYPE}>({expression})"
+    return f"::new (static_cast<void *>(nbi_ret)) {RESULT_TYPE}({converted});"
 
 
 def call_arguments(params: Sequence[ShimParam], start: int = 0) -> str:
@@ -76,15 +93,15 @@ def call_arguments(params: Sequence[ShimParam], start: int = 0) -> str:
 
 
 def function_call_body(callee: str, params: Sequence[ShimParam], returns_value: bool) -> str:
-    """``*nbi_ret = callee(args);`` or, for void, ``callee(args);``."""
+    """The result of ``callee(args)`` stored, or for void, ``callee(args);``."""
     call = f"{callee}({call_arguments(params)})"
-    return f"*nbi_ret = {call};" if returns_value else f"{call};"
+    return store_result(call) if returns_value else f"{call};"
 
 
 def method_call_body(method: str, params: Sequence[ShimParam], returns_value: bool) -> str:
     """``a0`` is the object; the rest are the method's arguments."""
     call = f"(*a0).{method}({call_arguments(params, start=1)})"
-    return f"*nbi_ret = {call};" if returns_value else f"{call};"
+    return store_result(call) if returns_value else f"{call};"
 
 
 def constructor_body(class_name: str, params: Sequence[ShimParam]) -> str:
@@ -94,7 +111,7 @@ def constructor_body(class_name: str, params: Sequence[ShimParam]) -> str:
 
 def conversion_body(target_type: str) -> str:
     """``a0`` is the object; invoke its conversion operator to ``target_type``."""
-    return f"*nbi_ret = static_cast<{target_type}>(*a0);"
+    return store_result(f"static_cast<{target_type}>(*a0)")
 
 
 def operator_body(symbol: str, params: Sequence[ShimParam], returns_value: bool) -> str:
@@ -106,7 +123,7 @@ def operator_body(symbol: str, params: Sequence[ShimParam], returns_value: bool)
         expression = f"{args[0]} {symbol} {args[1]}"
     else:
         raise ValueError(f"operator{symbol} with {len(args)} operands cannot be spelled")
-    return f"*nbi_ret = {expression};" if returns_value else f"{expression};"
+    return store_result(expression) if returns_value else f"{expression};"
 
 
 def shim_preamble(include: str, macros: Sequence[str] = ()) -> str:

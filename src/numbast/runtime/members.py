@@ -31,8 +31,9 @@ from .state import LOCK, shared_table
 # caller's variable by itself. A rewrite before type inference turns ``r = obj.m(args)``, for
 # method names that some bound type declares non-const, into
 #     t = numbast_mutating_m(obj, args); r = t[0]; obj = t[1]
-# (and stores ``obj`` back into ``arr[i]`` when it was read from there). For types that do not
-# bind a non-const ``m`` the helper calls the method normally and returns ``obj`` unchanged.
+# (and stores ``obj`` back into ``arr[i]`` when it was read from there). When the overload the
+# call resolves to is const, or the type binds no non-const ``m``, the helper calls the method
+# normally and returns ``obj`` unchanged.
 
 # (type class, method name) -> [(signature, lowering)]
 _MUTATORS: dict[tuple[type, str], list[tuple[Signature, Callable]]] = shared_table("mutators", dict)
@@ -68,10 +69,10 @@ def _mutating_stub(name: str, registries: Registries) -> Callable:
         def generic(self, args, kws):
             if not args:
                 return None
-            own = _MUTATORS.get((type(args[0]), name))
-            if own is not None:
-                cases = [sig for sig, _ in own]
-                return self.context.resolve_overload(stub, cases, args, kws)
+            # Every method of the name, const ones too (``real() const`` beside a non-const
+            # ``real(float)``), in one overload set whose non-const overloads come first, so
+            # that a tie goes to the non-const one, as C++ picks for a non-const object. The
+            # lowering tells the non-const overload chosen from a const one by its arguments.
             method = self.context.resolve_getattr(args[0], name)
             if method is None:
                 return None
@@ -86,8 +87,12 @@ def _mutating_stub(name: str, registries: Registries) -> Callable:
             if case.args == sig.args:
                 return lowering(context, builder, case, args)
         method = context.typing_context.resolve_getattr(object_type, name)
-        method_sig = signature(sig.return_type.types[0], object_type, *sig.args[1:])
-        result = context.get_function(method, method_sig)(builder, args)
+        if isinstance(method, types.Function):  # a static member: the object is no argument
+            method_sig = signature(sig.return_type.types[0], *sig.args[1:])
+            result = context.get_function(method, method_sig)(builder, args[1:])
+        else:
+            method_sig = signature(sig.return_type.types[0], object_type, *sig.args[1:])
+            result = context.get_function(method, method_sig)(builder, args)
         return context.make_tuple(builder, sig.return_type, [result, args[0]])
 
     registries.typing.register_global(stub, types.Function(MutatingCall))
@@ -140,7 +145,10 @@ def _call_mutating_stub(block, scope, inst, callee, definitions: dict[str, Any])
 #
 # ``MyType.create(args)`` in a kernel: ``MyType`` is typed as the Function of its constructors,
 # and one attribute template on Function types answers ``.create`` with the static method's own
-# function stub, whose overloads are ordinary bound calls.
+# function stub, whose overloads are ordinary bound calls. As in C++, an object reaches its
+# type's static members too (``block.sync()`` for cooperative_groups' static
+# ``thread_block::sync()``): an attribute template on the struct type answers with the same stub,
+# and the object is not an argument.
 
 # (struct stub, name) -> the function stub of its static method
 _STATIC_MEMBERS: dict[tuple[Any, str], Callable] = shared_table("static_members", dict)
@@ -172,7 +180,9 @@ def add_static_methods(
         if first:
             # The attribute is a function: a compile-time value, nothing to compute.
             registries.lowering.lower_getattr(types.Function, name)(_no_value)
+            registries.lowering.lower_getattr(type(struct_stub._numba_type_), name)(_no_value)
         setattr(struct_stub, name, function_stub)
+    _install_static_members_of_objects(struct_stub, registries)
 
 
 def _no_value(context, builder, typ, value):
@@ -200,3 +210,20 @@ def _install_static_member_attribute(registries: Registries) -> None:
 
     registries.typing.register_attr(StaticMemberAttributes)
     installed.append(id(registries.typing))
+
+
+def _install_static_members_of_objects(struct_stub: type, registries: Registries) -> None:
+    """``obj.create(args)``: the static members of ``struct_stub`` reached through an object."""
+    numba_type = struct_stub._numba_type_
+
+    class StaticMembersOfObjects(AttributeTemplate):
+        # Keyed on the type's class, as its methods are (see structs.add_methods).
+        key = type(numba_type)
+
+        def generic_resolve(self, value_type, attr):
+            function_stub = _STATIC_MEMBERS.get((struct_stub, attr))
+            if function_stub is None:
+                return None
+            return self.context.resolve_value_type(function_stub)
+
+    registries.typing.register_attr(StaticMembersOfObjects)

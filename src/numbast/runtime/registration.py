@@ -14,7 +14,7 @@ from numba.cuda import types as numba_types
 from numba.cuda.datamodel import models as numba_models
 from numba.cuda.typing.templates import signature
 
-from ..core.cxx_names import NATIVE_TWIN_TYPES
+from ..core.cxx_names import NATIVE_TWIN_TYPES, toolkit_vector_function
 from ..core.rows import (
     CONSTRUCTOR,
     CONVERSION,
@@ -112,8 +112,14 @@ def register_struct(
 
         add_static_methods(stub, row.qual_name, overloads, registries)
     if methods:
+        # Non-const overloads first: among equally good matches the first is taken, and C++
+        # prefers the non-const member for a non-const object (``T &at(int)`` over
+        # ``const T &at(int) const``).
         overloads = {
-            name: [(c.visible_args[1:], c.numba_return_type, c.lowering(library)) for c in calls]
+            name: [
+                (c.visible_args[1:], c.numba_return_type, c.lowering(library))
+                for c in sorted(calls, key=lambda c: c not in mutating.get(name, ()))
+            ]
             for name, calls in methods.items()
         }
         add_methods(numba_type, row.qual_name, overloads, registries)
@@ -150,6 +156,10 @@ def apply_function(
     if row.cooperative:
         lowering = _cooperative(lowering)
     add_overload(key, call.signature(), lowering, row.label, registries)
+    if not row.operator and toolkit_vector_function(row.qual_name):
+        from .vector_functions import add_toolkit_vector_function
+
+        add_toolkit_vector_function(key, row.qual_name, registries)
     positions = struct_pointer_positions(call.visible_args)
     if positions and not row.operator:
         from .struct_pointers import add_struct_pointer_parameters

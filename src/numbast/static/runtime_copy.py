@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from importlib import resources
 
 from numbast.core import rows
-from numbast.core.cxx_names import NATIVE_TWIN_TYPES
+from numbast.core.cxx_names import NATIVE_TWIN_TYPES, toolkit_vector_function
 from numbast.static.literals import source_literal
 from numbast.static.planned_module import ModulePlan
 
@@ -39,6 +39,9 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "__half and __nv_bfloat16 (numba-cuda's own float16 / bfloat16)": ("runtime.native_twins",),
     "a Shim Include Override evaluated at import": ("core.shim_text",),
     "structs named by their C++ spelling (nested, instances)": ("runtime.spelled_names",),
+    "the toolkit's vector functions (make_float3) beside the header's": (
+        "runtime.vector_functions",
+    ),
 }
 
 _LOADER = '''\
@@ -97,6 +100,9 @@ def runtime_features(plan: ModulePlan) -> list[str]:
         "a Shim Include Override evaluated at import": plan.preamble is None,
         "structs named by their C++ spelling (nested, instances)": any(
             not row.python_name.isidentifier() for row, _body in plan.structs
+        ),
+        "the toolkit's vector functions (make_float3) beside the header's": any(
+            not row.operator and toolkit_vector_function(row.qual_name) for row in plan.functions
         ),
     }
     return [feature for feature in FEATURES if used[feature]]

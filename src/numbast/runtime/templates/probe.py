@@ -186,6 +186,9 @@ def _instance_detector(index: int, known: KnownTemplate) -> list[str]:
                 f"code<typename strip<{name}>::type>::value;"
             )
         used.append(name)
+    # The probe reads every position (a type slot's template is not known in advance).
+    for position in range(len(known.params), MAX_TEMPLATE_ARGUMENTS):
+        arguments.append(f"static constexpr long long a{position} = 0;")
     qual = known.qual_name if known.qual_name.startswith("::") else f"::{known.qual_name}"
     instance = f"{qual}<{', '.join(used)}>"
     head = f"template <{', '.join(declared)}>"
@@ -231,7 +234,7 @@ def _decode(
             f"{what}: a type it uses has no Numba counterpart (bind the C++ type first)"
         )
     depth, base = divmod(code, POINTER_STEP) if code >= 0 else (0, code)
-    if base == -2 or (code >= 0 and candidates[base % POINTER_STEP][1] is None):
+    if base == -2 or (0 <= base < INSTANCE_BASE and candidates[base][1] is None):
         if depth == 0:
             return None  # void
         numba_type: types.Type = types.voidptr
