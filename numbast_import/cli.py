@@ -121,6 +121,7 @@ def build_argument_parser() -> argparse.ArgumentParser:
     warm.add_argument("names", nargs="+", metavar="NAME", help="modules to build")
     warm.add_argument("--arch", type=parse_archs, help="comma-separated, e.g. sm_80,sm_90")
     warm.add_argument("--into", metavar="DIR", help="the cache root to build into")
+    warm.add_argument("--jobs", type=parse_jobs, default=1, metavar="N", help="builds at once")
     command("verify", "check every entry's files against its manifest (exit 1 on damage)", "verify")
     coverage = command(
         "coverage",
@@ -150,6 +151,12 @@ def parse_archs(text: str) -> list[str]:
     if bad or not archs:
         raise argparse.ArgumentTypeError(f"{text!r}: write archs as sm_80,sm_90")
     return archs
+
+
+def parse_jobs(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of builds, 1 or more")
+    return int(text)
 
 
 def parse_arch(text: str) -> str:

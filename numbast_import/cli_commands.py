@@ -195,7 +195,9 @@ def cmd_prune(ctx: Context, args) -> int:
 def cmd_warm(ctx: Context, args) -> int:
     from numbast_import.warming import warm
 
-    results = warm(args.names, archs=args.arch, into=ctx.root, config=ctx.project.pyproject)
+    results = warm(
+        args.names, archs=args.arch, into=ctx.root, config=ctx.project.pyproject, jobs=args.jobs
+    )
     lines = []
     for result in results:
         line = f"{result.status} {result.name} {result.arch or ''}".rstrip()

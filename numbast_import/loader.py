@@ -146,10 +146,22 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
 def _build(
     name: str, mapping: HeaderMapping, arch: str, root: Path, entry_dir: Path | None
 ) -> BuildOutput:
-    _use_parser_dir(root if entry_dir is not None else None)
+    _use_parser_dir((_parser_root or root) if entry_dir is not None else None)
     _progress(f"generating {name} from {mapping.header} for {arch}")
     command = regenerate_command(mapping, name, arch, root)
     return generate(name, mapping, arch, entry_dir, command)
+
+
+# Where builds keep the parser's preludes; None: under the root they build into.
+_parser_root: Path | None = None
+
+
+def keep_parser_preludes_in(root: Path | None) -> None:
+    """Keep the parser's preludes of this process's builds under ``root``, not under the root
+    entries are built into: ``numbast-cache warm --into LAYER`` keeps them out of the layer,
+    where no reader uses them (~8 MB per arch)."""
+    global _parser_root
+    _parser_root = root
 
 
 def _use_parser_dir(root: Path | None) -> None:
