@@ -13,6 +13,7 @@ import shlex
 import sys
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 
 from numbast_import.cache.key import (
@@ -37,6 +38,7 @@ from numbast_import.errors import (
     ToolkitMissingError,
 )
 from numbast_import.mapping import HeaderMapping
+from numbast_import.progress import BuildProgress, NoProgress
 
 logger = logging.getLogger(__name__)
 
@@ -111,11 +113,14 @@ def generate(
     arch: str,
     entry_dir: Path | None,
     regenerate: str,
+    progress: BuildProgress | None = None,
 ) -> BuildOutput:
     """Render the bindings of ``mapping`` for ``arch`` as ``module_name`` and compile their
-    shims. ``entry_dir`` is where the entry will be (None: in memory only)."""
+    shims. ``entry_dir`` is where the entry will be (None: in memory only); ``progress`` is
+    told each stage (numbast_import.progress)."""
     from numbast_import.shim_compiler import ShimCompileError, compile_shims_to_ltoir
 
+    progress = progress if progress is not None else NoProgress()
     started = time.time()
     config = mapping.static_config(arch, regenerate_command=regenerate)
     if mapping.uses:
@@ -125,7 +130,8 @@ def generate(
 
         config = replace(config, external_types=external_types(mapping.uses))
     while True:
-        rendered = _render(config, mapping, module_name)
+        rendered = _render(config, mapping, module_name, progress)
+        _report_plan(rendered.decisions, progress)
         source = rendered.source
         filename = bindings_filename(entry_dir, module_name)
         code = compile(source, filename, "exec")
@@ -140,6 +146,7 @@ def generate(
                 arch,
                 config.clang_include_paths,
                 config.shim_nvrtc_options,
+                on_round=partial(_report_shims, progress),
             )
         except ShimCompileError as exc:
             if exc.wants_default_device and mapping.default_device is None:
@@ -155,6 +162,12 @@ def generate(
     from numbast.static.coverage import summarize
     from numbast_import.template_coverage import compile_template_probes
 
+    if rendered.template_probes:
+        candidates = sum(len(probe.candidates) for probe in rendered.template_probes)
+        progress.stage(
+            f"checking {len(rendered.template_probes)} templates for an instance that compiles "
+            f"({candidates} candidates)"
+        )
     probes = compile_template_probes(
         rendered.template_probes,
         preamble,
@@ -182,6 +195,25 @@ def generate(
             "regenerate": regenerate,
         },
     )
+
+
+def _report_plan(decisions, progress) -> None:
+    from numbast.static.coverage import BOUND
+
+    bound = sum(1 for decision in decisions if decision.outcome == BOUND)
+    progress.stage(
+        f"planned {len(decisions)} declarations: {bound} bound, {len(decisions) - bound} left out"
+    )
+
+
+def _report_shims(progress, compiling: int, of: int) -> None:
+    if of == 0:
+        progress.stage("compiling the header with NVRTC (no shims)")
+    elif compiling == of:
+        progress.stage(f"compiling {of} shims with NVRTC")
+    else:
+        rejected = of - compiling
+        progress.stage(f"compiling {compiling} of {of} shims with NVRTC ({rejected} rejected)")
 
 
 def _with_default_device(config, module_name: str):
@@ -229,7 +261,7 @@ def _evaluated_preamble(config, mapping: HeaderMapping, module_name: str, filena
     return shim_preamble(str(include), config.predefined_macros)
 
 
-def _render(config, mapping: HeaderMapping, module_name: str):
+def _render(config, mapping: HeaderMapping, module_name: str, progress):
     """render_bindings, with its list of declarations left out logged rather than warned (the
     first import shows one progress line; the list stays at the end of the cached module),
     and the parser's failures as ImportErrors naming the mapping."""
@@ -242,7 +274,7 @@ def _render(config, mapping: HeaderMapping, module_name: str):
         warnings.simplefilter("always")
         try:
             # The installed runtime, not a copy: numbast is installed wherever entries run.
-            rendered = render_bindings(config, embed_runtime=False)
+            rendered = render_bindings(config, embed_runtime=False, on_stage=progress.stage)
         except ParseError as exc:
             raise HeaderParseError(
                 _parse_failure(exc, mapping, module_name), exc.diagnostics, name=module_name

@@ -44,11 +44,11 @@ from numbast_import.entry_context import run_entry
 from numbast_import.errors import HeaderImportError, ImportConfigError
 from numbast_import.mapping import HeaderMapping
 from numbast_import.pickling import adopt
+from numbast_import.progress import BuildProgress, quiet
+from numbast_import.retain_hints import binds_nothing, warn_nothing_bound
 from numbast_import.uses import import_used_modules
 
 logger = logging.getLogger(__name__)
-
-QUIET_ENV = "NUMBAST_IMPORT_QUIET"
 
 # Compiled under the name of importlib's own code, so that importlib drops its frame from the
 # traceback of the ImportError it raises (see the module docstring).
@@ -139,8 +139,18 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
     module.__cuda_header__ = mapping.header
     module.__numbast_key__ = digest
     adopt(module, mapping, entry.manifest)  # it pickles as its mapping (numbast_import.pickling)
-    include_dirs = mapping.static_mapping(arch).get("Clang Include Paths") or []
-    run_entry(module, entry, bindings_filename(entry.path, name), arch, include_dirs)
+    static = mapping.static_mapping(arch)
+    run_entry(
+        module,
+        entry,
+        bindings_filename(entry.path, name),
+        arch,
+        static.get("Clang Include Paths") or [],
+    )
+    if binds_nothing(entry.manifest.get("coverage")):
+        retained = [path for path in static["File List"] if path != mapping.header]
+        included = entry.manifest.get("included_files", {})
+        warn_nothing_bound(name, mapping.header, retained, included, mapping.source)
 
 
 def _build(
@@ -149,7 +159,8 @@ def _build(
     _use_parser_dir((_parser_root or root) if entry_dir is not None else None)
     _progress(f"generating {name} from {mapping.header} for {arch}")
     command = regenerate_command(mapping, name, arch, root)
-    return generate(name, mapping, arch, entry_dir, command)
+    with BuildProgress(name) as progress:
+        return generate(name, mapping, arch, entry_dir, command, progress)
 
 
 # Where builds keep the parser's preludes; None: under the root they build into.
@@ -180,6 +191,6 @@ def _use_parser_dir(root: Path | None) -> None:
 def _progress(message: str) -> None:
     # The one line a user sees on a first import (it can take tens of seconds); the rest logs.
     logger.info(message)
-    if os.environ.get(QUIET_ENV, "") not in ("", "0"):
+    if quiet():
         return
     print(f"numbast-import: {message} (first import; cached afterwards)", file=sys.stderr)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from numbast_import.nvrtc_diagnostics import (
@@ -65,10 +65,13 @@ def compile_shims_to_ltoir(
     arch: str,
     include_dirs: Sequence[str] = (),
     nvrtc_options: Sequence[str] = (),
+    on_round: Callable[[int, int], None] | None = None,
 ) -> CompiledShims:
     """LTO-IR of the preamble and ``shims`` for ``arch``, leaving out the shims NVRTC rejects;
     ``include_dirs`` come first on the include path, ``nvrtc_options`` last (the header's own:
-    ``-default-device``). Raises ShimCompileError when the header itself does not compile."""
+    ``-default-device``). ``on_round(compiling, of)`` is told before each compile of the
+    unit how many of the shims it holds (the build's progress line). Raises ShimCompileError
+    when the header itself does not compile."""
     from numbast.core.nvrtc import unit_options
 
     options = unit_options(arch, lto=True, user_dirs=include_dirs, extra=nvrtc_options)
@@ -76,6 +79,8 @@ def compile_shims_to_ltoir(
     kept = list(shims)
     errors: dict[str, str] = {}
     while True:
+        if on_round is not None:
+            on_round(len(kept), len(shims))
         source = shim_unit(preamble, kept)
         ltoir, log = compiler.compile(source)
         if ltoir is not None:

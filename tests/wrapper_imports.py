@@ -17,20 +17,27 @@ _SETTINGS = ("NUMBAST_CACHE_DIR", "NUMBAST_IMPORT_ARCH", "NUMBAST_IMPORT_QUIET")
 
 @contextlib.contextmanager
 def imported_header(
-    name: str, header: str | Path, directory: Path, **mapping: Any
+    name: str, header: str | Path, directory: Path, *, quiet: bool = True, **mapping: Any
 ) -> Iterator[ModuleType]:
     """``import cuda_headers.<name>`` for ``header`` mapped with ``mapping`` (the table form's
-    keys, with ``_``), cached under ``directory``; forgotten again afterwards."""
+    keys, with ``_``), cached under ``directory``; forgotten again afterwards. ``quiet``: with
+    NUMBAST_IMPORT_QUIET=1."""
     from conftest import cuda_device_available
 
     import numbast_import
 
     saved = {key: os.environ.get(key) for key in _SETTINGS}
     os.environ["NUMBAST_CACHE_DIR"] = str(directory / "cache")
-    os.environ["NUMBAST_IMPORT_QUIET"] = "1"
+    if quiet:
+        os.environ["NUMBAST_IMPORT_QUIET"] = "1"
+    else:
+        os.environ.pop("NUMBAST_IMPORT_QUIET", None)
     if not cuda_device_available():
         os.environ["NUMBAST_IMPORT_ARCH"] = "sm_90"  # no GPU to ask
-    numbast_import.register(name, header, **mapping)
+    retain = mapping.get("retain")
+    if retain is not None:  # the mapping takes strings, as pyproject.toml holds them
+        mapping["retain"] = [str(path) for path in retain]
+    numbast_import.register(name, str(header), **mapping)
     try:
         yield importlib.import_module(f"cuda_headers.{name}")
     finally:

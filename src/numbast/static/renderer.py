@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from numbast.static.arch_merge import merge_declarations
@@ -47,18 +48,27 @@ def render_bindings_module(config: StaticConfig) -> str:
     return render_bindings(config).source
 
 
-def render_bindings(config: StaticConfig, *, embed_runtime: bool = True) -> RenderedModule:
+def render_bindings(
+    config: StaticConfig,
+    *,
+    embed_runtime: bool = True,
+    on_stage: Callable[[str], None] | None = None,
+) -> RenderedModule:
     """:func:`render_bindings_module`, also returning the files the parse read.
 
     ``embed_runtime=False`` writes a module that imports the installed runtime instead of
     carrying a copy (the import system's cache entries: numbast is installed wherever they run).
+    ``on_stage`` is told each stage as it starts (the import system's progress line); without
+    it, stages are logged.
     """
     from ast_canopy import parse_declarations_from_source
     from ast_canopy.toolkit import cuda_version, cudart_include_dir
 
+    stage = on_stage if on_stage is not None else logger.info
+    header = os.path.basename(config.entry_point)
     per_arch = []
     for arch in config.gpu_arch:
-        logger.info("parsing %s for %s", config.entry_point, arch)
+        stage(f"parsing {config.entry_point} for {arch}")
         decls = parse_declarations_from_source(
             config.entry_point,
             list(config.file_list),
@@ -70,8 +80,10 @@ def render_bindings(config: StaticConfig, *, embed_runtime: bool = True) -> Rend
         )
         per_arch.append((arch, decls))
     merged = merge_declarations(per_arch, config.entry_point)
+    stage(f"planning {_declaration_count(per_arch[0][1])} declarations of {header}")
     bindings = plan_module(merged, config)
     report_skipped(bindings, config)
+    stage(f"writing the module of {header}")
 
     import ast_canopy
     import numbast
@@ -92,6 +104,12 @@ def render_bindings(config: StaticConfig, *, embed_runtime: bool = True) -> Rend
         bindings.preamble,
         template_probes(bindings),
     )
+
+
+def _declaration_count(decls) -> int:
+    kinds = ("functions", "structs", "enums", "typedefs", "function_templates",
+             "class_templates", "alias_templates", "macro_constants")  # fmt: skip
+    return sum(len(getattr(decls, kind, ())) for kind in kinds)
 
 
 def report_skipped(bindings: ModulePlan, config: StaticConfig) -> None:
