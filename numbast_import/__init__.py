@@ -11,8 +11,7 @@ from typing import Any
 
 from numbast_import.errors import HeaderImportError, HeaderParseError, ImportConfigError
 from numbast_import.registry import register, unregister
-
-__version__ = "0.1.0"
+from numbast_import.version import __version__ as __version__
 
 __all__ = [
     "HeaderImportError",

@@ -115,8 +115,8 @@ def lookup_components(
 ) -> dict[str, Any]:
     """Every key component known before parsing. ``options`` is the static-config mapping
     (absolute paths) without its GPU Arch."""
-    import numbast_import
     from ast_canopy.toolkit import cuda_version
+    from numbast_import.version import __version__
 
     major, minor = cuda_version()
     return {
@@ -128,7 +128,7 @@ def lookup_components(
         "bypass_parse_error": bypass_parse_error,
         "arch": arch,
         "cuda_toolkit": f"{major}.{minor}",
-        "numbast_import": numbast_import.__version__,
+        "numbast_import": __version__,
         "generator_sources": generator_fingerprint(memo_dir),
         "numba_cuda": _distribution_version("numba-cuda"),
         "python": ".".join(str(part) for part in sys.version_info[:3]),

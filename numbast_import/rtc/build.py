@@ -196,7 +196,7 @@ class _Compiler:
         return nvrtc_backend.nvrtc_version_stamped(stamps)
 
     def key(self, unit: str, stamps: Path) -> dict[str, Any]:
-        from numbast_import import __version__
+        from numbast_import.version import __version__
 
         search = [*self.include_dirs, *include_dirs_in(self.options)]
         return {

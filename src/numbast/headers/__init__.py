@@ -4,7 +4,10 @@
 come with the ``curand`` extra). See docs/builtin_headers.md.
 
 They are generated on first import and cached by the import system (numbast_import), whose
-finder this package installs; the mappings are in ``numbast_import.builtin_headers``.
+mappings are in ``numbast_import.builtin_headers``. This package is the import system's
+namespace under numbast's name, as ``cuda_headers`` is the user's: its only job is to install the
+import system's finder. The rest of numbast never imports it or the import system, and
+``import numbast`` does not import it (tests/test_layers.py).
 """
 
 from numbast_import.finder import install as _install
