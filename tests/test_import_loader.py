@@ -81,6 +81,24 @@ def test_building_an_entry_renders_and_compiles_without_running_the_module(tmp_p
     imported = run_python(code, project, cache, NUMBAST_IMPORT_QUIET="1")
     assert imported.returncode == 0, imported.stderr
     assert "ran: True" in imported.stdout
+    # A warm import starts no process (finding the toolkit's headers may, 0.4 s: only a
+    # compile needs them).
+    warm = run_python(WARM_WITHOUT_PROCESSES, project, cache, NUMBAST_IMPORT_QUIET="1")
+    assert warm.returncode == 0, warm.stderr
+    assert "ran: True" in warm.stdout
+
+
+WARM_WITHOUT_PROCESSES = """
+import builtins, subprocess
+import numba.cuda  # numba-cuda's own import may ask cuda.pathfinder, in a process
+
+def no_process(*args, **kwargs):
+    raise AssertionError(f"a warm import started a process: {args}")
+
+subprocess.Popen.__init__ = no_process
+import cuda_headers.vec
+print("ran:", builtins.vec_module_ran)
+"""
 
 
 def test_a_shim_include_override_expression_is_evaluated_for_the_build(tmp_path):

@@ -10,7 +10,6 @@ the cached LTO-IR of all of them.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import threading
 from collections.abc import Callable, Container, Mapping, Sequence
@@ -255,12 +254,18 @@ class ShimLibrary:
         ``compile_unit`` (source, options= NVRTC options -> LTO-IR) may cache those units; by
         default NVRTC compiles them in memory."""
         current = self._link
-        options = self.unit_options(arch, lto=True)
+        compile_with = compile_unit or compile_ltoir
+
+        def compile_shims(unit_source: str) -> bytes:
+            # The options only when a unit is compiled: working them out finds the toolkit's
+            # headers (cuda.pathfinder may start a process), which a warm import must not pay.
+            return compile_with(unit_source, options=self.unit_options(arch, lto=True))
+
         self._link = _PrecompiledUnit(
             self,
             ltoir,
             source,
-            functools.partial(compile_unit or compile_ltoir, options=options),
+            compile_shims,
             name=f"{current.name.removesuffix('.cu')}.ltoir",
             setup=getattr(current, "setup_callback", None),
             teardown=getattr(current, "teardown_callback", None),
