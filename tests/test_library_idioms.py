@@ -1,8 +1,12 @@
 """C++ idioms of real libraries, each with a small header of our own (tests/data/libraries):
 results of types whose copy assignment is private, undefined or deleted (cooperative_groups'
-``thread_group`` and ``thread_block``) are constructed in the result slot, and static members
-are reached through objects as C++ allows (``block.sync()``). A kernel of each links to an
-sm_90 cubin; the GPU tests check the numbers."""
+``thread_group`` and ``thread_block``) are constructed in the result slot, static members are
+reached through objects as C++ allows (``block.sync()``), members are inherited from bases
+(``thread_block`` from ``thread_group_base``), class templates that are only declared are
+defined by their specializations (CUTLASS's ``Array``), and explicit specializations with
+enumerator arguments are spelled with the enumerators qualified (libcu++'s
+``__numeric_limits_impl<float, __numeric_limits_type::__floating_point>``). A kernel of each
+links to an sm_90 cubin; the GPU tests check the numbers."""
 
 from __future__ import annotations
 
@@ -54,3 +58,100 @@ def test_unassignable_results_and_static_members_numbers(groups):
     expected = np.stack([ranks, np.full(THREADS, THREADS), np.full(THREADS, THREADS),
                          np.full(THREADS, 7), ranks + 1], axis=1)  # fmt: skip
     np.testing.assert_array_equal(out.copy_to_host(), expected)
+
+
+@pytest.fixture(scope="module")
+def bases():
+    from numbast import bind_header
+
+    return bind_header(DATA / "bases.cuh", arch="sm_90")
+
+
+def bases_kernel(lib):
+    Named, Both = lib.Named, lib.Both
+
+    def kernel(out):
+        named = Named()
+        named.bump(np.int32(5))  # Counter::bump, non-const: updates named
+        named.bump(np.int32(2))
+        out[0] = named.get()  # Counter::get, through Tagged<7>
+        out[1] = named.twice()  # Named::twice hides Counter::twice
+        out[2] = named.tag()  # Tagged<7>::tag, static, through the object
+        out[3] = Named.limit()  # Counter::limit, static, through the type
+        both = Both(np.int32(10), np.int32(20))
+        out[4] = both.left()
+        out[5] = both.right()  # Right sits after Left: the shim adjusts the address
+
+    return kernel
+
+
+BASES_EXPECTED = [7, 21, 7, 100, 10, 20]
+
+
+def test_inherited_members_link_to_sm90_cubin(bases):
+    link_kernel_to_cubin(bases_kernel(bases), (types.int32[:],))
+
+
+def test_names_declared_closer_or_twice_are_not_inherited(bases):
+    from numba.cuda.core.errors import TypingError
+
+    Both = bases.Both
+
+    def ambiguous(out):
+        out[0] = Both(np.int32(1), np.int32(2)).side()  # Left::side and Right::side
+
+    with pytest.raises(TypingError, match="Unknown attribute .side."):
+        link_kernel_to_cubin(ambiguous, (types.int32[:],))
+
+
+@pytest.mark.gpu
+def test_inherited_members_numbers(bases):
+    out = cuda.to_device(np.zeros(len(BASES_EXPECTED), np.int32))
+    cuda.jit(bases_kernel(bases))[1, 1](out)
+    np.testing.assert_array_equal(out.copy_to_host(), BASES_EXPECTED)
+
+
+@pytest.fixture(scope="module")
+def specializations():
+    from numbast import bind_header
+
+    return bind_header(DATA / "specializations.cuh", arch="sm_90")
+
+
+def test_declared_templates_and_enumerator_arguments_as_parsed():
+    from ast_canopy import parse_declarations_from_source
+
+    header = str(DATA / "specializations.cuh")
+    decls = parse_declarations_from_source(header, [header], "sm_90")
+    templates = {t.qual_name: t for t in decls.class_templates}
+    assert set(templates) == {"spec::limits", "spec::store", "spec::Pack"}
+    assert templates["spec::Pack"].template_parameters[2].default == "(sizeof(T) >= 4)"
+    assert templates["spec::limits"].record.sizeof_ is None  # declared only: no members
+    assert [s.qual_name for s in decls.class_template_specializations] == [
+        "spec::limits<float, spec::kind::floating>",  # scoped: the enum's scope
+        "spec::limits<int, spec::kind::integral>",
+        "spec::store<float, spec::packed>",  # unscoped: the enclosing namespace
+    ]
+
+
+def pack_kernel(lib):
+    Wide, Narrow = lib.Pack[types.float32, 3], lib.Pack[types.int8, 2]
+
+    def kernel(out):
+        out[0] = Wide(np.float32(1.5)).last()  # Pack<float, 3, true>: 1.5 + 2
+        out[1] = Narrow(np.int8(4)).last()  # Pack<signed char, 2, false>: -4
+
+    return kernel
+
+
+def test_a_declared_template_is_defined_by_its_partial_specializations(specializations):
+    assert specializations.Pack[types.float32, 3]._cxx_name_ == "spec::Pack<float, 3, true>"
+    assert specializations.Pack[types.int8, 2]._cxx_name_ == "spec::Pack<signed char, 2, false>"
+    link_kernel_to_cubin(pack_kernel(specializations), (types.float32[:],))
+
+
+@pytest.mark.gpu
+def test_a_declared_template_numbers(specializations):
+    out = cuda.to_device(np.zeros(2, np.float32))
+    cuda.jit(pack_kernel(specializations))[1, 1](out)
+    np.testing.assert_array_equal(out.copy_to_host(), np.float32([3.5, -4]))

@@ -32,6 +32,9 @@ class Extractor:
         # A function declared in the .h and defined in the .hpp is one function: keep its first
         # declaration (the one with the default arguments and the documented parameter names).
         self._seen_usrs: set[str] = set()
+        # Class templates declared but never defined (``template <...> struct Array;``): only
+        # reported when specializations written here define them (run()).
+        self._declared_only: list[tuple[ci.Cursor, str]] = []
         self._macros = macros.MacroCollector(ctx)
         self._handlers = {
             _CK.FUNCTION_DECL: self._function,
@@ -50,6 +53,7 @@ class Extractor:
 
     def run(self) -> Declarations:
         self._walk(self.ctx.tu.cursor, "")
+        self._add_templates_defined_by_specializations()
         self.decls.class_template_specializations += instances.named_instances(self.ctx, self.decls)
         self.decls.macro_constants = self._macros.constants()
         return self.decls
@@ -113,6 +117,24 @@ class Extractor:
     def _class_template(self, cursor: ci.Cursor, scope: str) -> None:
         if cursor.is_definition():
             self.decls.class_templates.append(records.make_class_template(self.ctx, cursor, scope))
+        elif cursor.get_definition() is None and self._first_declaration(cursor):
+            self._declared_only.append((cursor, scope))
+
+    def _add_templates_defined_by_specializations(self) -> None:
+        """A primary template that is only declared, whose partial or explicit
+        specializations are defined (CUTLASS's ``Array<T, N, bool RegisterSized = ...>`` is
+        ``Array<T, N, true>`` and ``Array<T, N, false>``): reported, without members, so that
+        its specializations are reachable through it."""
+        if not self._declared_only:
+            return
+        specialized = {
+            p.template_qual_name for p in self.decls.class_template_partial_specializations
+        }
+        specialized |= {s.template_qual_name for s in self.decls.class_template_specializations}
+        for cursor, scope in self._declared_only:
+            if f"{scope}{cursor.spelling}" in specialized:
+                template = records.make_class_template(self.ctx, cursor, scope)
+                self.decls.class_templates.append(template)
 
     def _partial_specialization(self, cursor: ci.Cursor, scope: str) -> None:
         if cursor.is_definition():

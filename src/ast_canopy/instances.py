@@ -70,7 +70,7 @@ def make_specialization(
 ) -> ClassTemplateSpecialization:
     """``written``: the cursor is a specialization's definition in a retained file, whose
     members libclang visits; otherwise the record is read through its type."""
-    spelling = cursor.type.get_canonical().spelling  # "ns::Vec<float, 3>", fully qualified
+    spelling = templates.record_spelling(cursor.type)  # "ns::Vec<float, 3>", fully qualified
     primary = templates.primary_template(cursor)
     if written:
         record = records.make_struct(ctx, cursor, "", name=cursor.spelling, qual_name=spelling)

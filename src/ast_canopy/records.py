@@ -47,7 +47,7 @@ def record_name(cursor: ci.Cursor) -> str:
 def base_class(ctx: Context, cursor: ci.Cursor) -> BaseClass:
     """A CXX_BASE_SPECIFIER cursor -> BaseClass."""
     return BaseClass(
-        qual_name=cursor.type.get_canonical().spelling,
+        qual_name=templates.record_spelling(cursor.type),
         access=functions.access_of(cursor),
         is_virtual=cursor.is_virtual_base(),
         type_=ctx.types.make(cursor.type),

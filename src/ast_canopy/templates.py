@@ -9,6 +9,7 @@ from clang import cindex as ci
 from ast_canopy import _libclang, defaults, functions
 from ast_canopy.context import Context
 from ast_canopy.model import AliasTemplate, FunctionTemplate, TemplateParam, TemplateParamKind
+from ast_canopy.spelling import split_template_arguments
 
 _CK = ci.CursorKind
 
@@ -113,3 +114,49 @@ def make_alias_template(ctx: Context, cursor: ci.Cursor, scope: str) -> AliasTem
         line=line,
         enclosing_namespace=defaults.enclosing_namespace(cursor),
     )
+
+
+def record_spelling(record_type: ci.Type) -> str:
+    """A record type's canonical spelling, fully qualified (``ns::Vec<float, 3>``), with its
+    enumerator arguments qualified too."""
+    spelling = record_type.get_canonical().spelling
+    if "<" not in spelling:
+        return spelling
+    declaration = record_type.get_canonical().get_declaration()
+    return _with_qualified_enumerators(spelling, primary_template(declaration))
+
+
+_ENUMERATOR = re.compile(r"^[A-Za-z_]\w*(?:::[A-Za-z_]\w*)?$")
+
+
+def _with_qualified_enumerators(spelling: str, primary: ci.Cursor | None) -> str:
+    """``spelling`` with its enumerator arguments qualified: clang prints a value argument of
+    an enum parameter as the enumerator written in the enum's scope
+    (``cuda::std::__numeric_limits_impl<float, __numeric_limits_type::__floating_point>``),
+    which names nothing outside it; a specialization's name must (shims spell it)."""
+    if primary is None or "<" not in spelling:
+        return spelling
+    parameters = [c for c in primary.get_children() if c.kind in TEMPLATE_PARAM_KINDS]
+    arguments = list(split_template_arguments(spelling))
+    if len(arguments) > len(parameters):  # a pack: positions do not line up
+        return spelling
+    qualified: dict[int, str] = {}
+    for index, (parameter, argument) in enumerate(zip(parameters, arguments)):  # noqa: B905
+        if parameter.kind != ci.CursorKind.TEMPLATE_NON_TYPE_PARAMETER:
+            continue
+        enum = parameter.type.get_canonical().get_declaration()
+        if enum.kind != ci.CursorKind.ENUM_DECL or not _ENUMERATOR.match(argument):
+            continue
+        name = qualified_name(enum)  # the enum's: "cuda::std::E"
+        scope = name if enum.is_scoped_enum() else name.rpartition("::")[0]
+        enumerator = argument.rpartition("::")[2]
+        qualified[index] = f"{scope}::{enumerator}" if scope else enumerator
+    if not qualified or any(_written_as_pack(p) for p in parameters[: max(qualified)]):
+        return spelling  # nothing to qualify, or a pack before: positions do not line up
+    for index, argument in qualified.items():
+        arguments[index] = argument
+    return f"{spelling[: spelling.index('<')]}<{', '.join(arguments)}>"
+
+
+def _written_as_pack(parameter: ci.Cursor) -> bool:
+    return any(token.spelling == "..." for token in parameter.get_tokens())

@@ -13,9 +13,10 @@ be bound; callers report skips.
 from __future__ import annotations
 
 import functools
+import hashlib
 import keyword
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ast_canopy.model import (
@@ -140,6 +141,7 @@ def plan_struct_body(
     guard: CallGuard | None = None,
     bound: BoundReporter | None = None,
     method_intents: Callable[[Method], IntentSpec | None] | None = None,
+    inherited: Sequence[Method] = (),
 ) -> StructBodyRow:
     """Fields and members of ``decl`` (``object_type``: the struct's type in ``type_table``).
 
@@ -148,7 +150,8 @@ def plan_struct_body(
     cannot be bound are reported through ``skip`` and left out; ``guard`` may adjust each
     member's call (the static generator's per-arch guards); ``bound`` hears of each member
     bound (for coverage reports); ``method_intents`` gives a method's argument intents
-    (None: every argument ``in``).
+    (None: every argument ``in``). ``inherited`` are the bases' members ``decl`` inherits
+    (``planning.inheritance``): members of ``decl`` too, reported with their base's.
     """
     members, reason = struct_members(decl, type_table)
     fields = None if members is None else tuple(members)
@@ -171,6 +174,15 @@ def plan_struct_body(
         member_rows.append(row)
         if bound is not None:
             bound(method_text(method), location_of(method), row.call.shim_name)
+    for method in inherited:
+        try:
+            intents = None if method_intents is None else method_intents(method)
+            row = plan_member(decl, method, this, type_table, intents, inherited=True)
+        except (BindingError, UnsupportedTypeError) as exc:
+            logger.debug("%s: inherited %s is not bound: %s", decl.qual_name, method.name, exc)
+            continue
+        if row is not None:
+            member_rows.append(row if guard is None else row._replace(call=guard(row.call, method)))
     member_rows += implicit_constructors(decl, struct_value_type(decl), type_table)
     return StructBodyRow(
         fields,
@@ -193,12 +205,14 @@ def plan_member(
     object_type: tuple[Any, str, int | None],
     type_table: TypeTable,
     arg_intents: IntentSpec | None = None,
+    inherited: bool = False,
 ) -> MemberRow | None:
     """The row of one member of ``decl``; None for members that are not bound by design
     (non-public, deleted, copy/move constructors, destructors).
 
     ``object_type`` is (the struct's type, its C++ spelling, its alignment); ``arg_intents``
-    the intents of a method's reference and pointer parameters (methods and static methods).
+    the intents of a method's reference and pointer parameters (methods and static methods);
+    ``inherited``: a base's member, called through ``decl`` (a shim of its own per class).
     """
     member = member_kind(method)
     if member is None:
@@ -208,7 +222,10 @@ def plan_member(
     intents = resolve_intents(method.qual_name, method.params, arg_intents)
     params = [(p.type_, intent) for p, intent in zip(method.params, intents, strict=True)]
     plan = functools.partial(plan_call, type_table=type_table)
-    shim_name = shim_name_for(method.mangled_name, method_text(method), _ROLES.get(member.kind, ""))
+    role = _ROLES.get(member.kind, "")
+    if inherited:  # the same base member called through each derived class: one shim each
+        role += f"in{hashlib.sha256(decl.qual_name.encode()).hexdigest()[:8]}"
+    shim_name = shim_name_for(method.mangled_name, method_text(method), role)
     if member.kind == rows.CONSTRUCTOR:
         body = functools.partial(_constructor, decl.qual_name)
         call = plan(shim_name, params, struct_value_type(decl), body)

@@ -35,6 +35,7 @@ from numbast.planning.descriptions import (
     signature_text,
 )
 from numbast.planning.diagnostics import BindingError
+from numbast.planning.inheritance import inherited_methods
 from numbast.planning.templates import (
     ClassTemplateIndex,
     alias_template_row,
@@ -217,6 +218,9 @@ class _Planner:
         # Every struct type first, so members and signatures can refer to any of them.
         for index, decl in enumerate(decls):
             self.table.register(decl.qual_name, struct_ref(index, decl.qual_name))
+        # Bases whose members the structs inherit: every record parsed, bound or not.
+        records = {record.qual_name: record for record in (*structs, *decls)}
+        records.update({spec.qual_name: spec.record for spec in specializations})
         for index, (row, decl) in enumerate(zip(kept, decls, strict=True)):
             body = plan_struct_body(
                 decl,
@@ -225,6 +229,7 @@ class _Planner:
                 self.skip,
                 self.guard_member,
                 self.bound_member,
+                inherited=inherited_methods(decl, records) if decl.bases else (),
             )
             self.out.structs.append((row, body))
 
