@@ -322,7 +322,7 @@ def _prefixes(key: str, value: Any, base_dir: str) -> list[str]:
     return _strings('["prefix_"] or "prefix_"')(key, value, base_dir)
 
 
-def _intents(key: str, value: Any, base_dir: str) -> list[str]:
+def _intents(key: str, value: Any, base_dir: str, methods: bool = True) -> list[str]:
     example = f'{key} = {{ my_divmod = {{ remainder = "out_return" }} }}'
     if not isinstance(value, Mapping):
         return [f"{key} is {_type_name(value)}, not a table; write {example}"]
@@ -332,8 +332,12 @@ def _intents(key: str, value: Any, base_dir: str) -> list[str]:
             problems.append(f"{key}.{function} must map parameters to intents; write {example}")
             continue
         for param, intent in params.items():
-            if isinstance(intent, Mapping) and set(intent) == {"intent"}:
-                intent = intent["intent"]
+            if methods and isinstance(intent, Mapping) and set(intent) != {"intent"}:
+                # NVIDIA's nested form for methods: class -> method -> parameter -> intent
+                problems += _intents(f"{key}.{function}", {param: intent}, base_dir, False)
+                continue
+            if isinstance(intent, Mapping):
+                intent = intent.get("intent")
             if intent not in _INTENTS:
                 problems.append(
                     f"{key}.{function}.{param} = {intent!r} is not an intent; use one of "

@@ -186,6 +186,8 @@ class Struct:
     nested_class_templates: tuple[ClassTemplate, ...] = ()
     non_public_methods: tuple[Method, ...] = ()
     parse_entry_point: str = ""
+    # Public member types by name: nested records, typedefs and aliases (``TempStorage``).
+    member_type_names: tuple[str, ...] = ()
 
     def constructors(self) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.kind.is_constructor)

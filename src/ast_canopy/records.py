@@ -74,6 +74,7 @@ class _Members:
         self.templated_methods: list = []
         self.nested: list[Struct] = []
         self.nested_templates: list = []
+        self.type_names: list[str] = []
         self.bases: list[BaseClass] = []
 
     def visit(self, cursor: ci.Cursor, via_anonymous: bool = False) -> None:
@@ -107,6 +108,10 @@ class _Members:
             self.nested.append(make_struct(ctx, child, scope, dependent=self.dependent))
         elif kind == _CK.CLASS_TEMPLATE and child.is_definition():
             self.nested_templates.append(make_class_template(ctx, child, scope))
+        if kind in (_CK.TYPEDEF_DECL, _CK.TYPE_ALIAS_DECL) or (
+            kind in RECORD_KINDS and child.is_definition()
+        ):
+            self.type_names.append(child.spelling)
 
     def field_of(self, child: ci.Cursor, via_anonymous: bool) -> Field:
         is_bitfield = child.is_bitfield()
@@ -163,6 +168,7 @@ def make_struct(
         nested_class_templates=tuple(members.nested_templates),
         non_public_methods=tuple(members.non_public_methods),
         parse_entry_point=ctx.entry_point,
+        member_type_names=tuple(dict.fromkeys(members.type_names)),
     )
 
 

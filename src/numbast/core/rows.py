@@ -41,13 +41,15 @@ Templates are rows too, instantiated at run time (``numbast.runtime.templates``)
                operators), C++ name (qualified for functions, the symbol for operators),
                ((parameter name, template type, has a default), ...), result
                template type or None for void, flag (as a member's), own template parameters
-               (member function templates; numbered after the class's), C++ declaration)
+               (member function templates; numbered after the class's), C++ declaration,
+               argument intents (one per parameter; format 3))
 - function template: (Python name, C++ qualified name, operator function name or "",
                template parameters, template callable)
 - class template: (Python name, C++ qualified name, template parameters, parent type, data
                model, fields ((name, template type), ...), public fields, members (template
                callable, ...), specializations ((argument spellings, struct index), ...),
-               partial specializations (class template row, argument patterns), declaration)
+               partial specializations (class template row, argument patterns), declaration,
+               public member type names (format 3))
 - alias template: (Python name, C++ qualified name, template parameters, aliased pattern)
 - kernel:      (Python name, C++ qualified name, mangled name, C++ declaration): a
                ``__global__`` function, launched from the host (the import system compiles the
@@ -62,8 +64,8 @@ from typing import Any, NamedTuple
 # The version of the layouts above. Generated modules record the one they were written with;
 # the runtime applies the versions in SUPPORTED_FORMATS and refuses others with a clear error.
 # Change a layout only together with this number (and keep reading the old one where cheap).
-FORMAT = 2
-SUPPORTED_FORMATS = frozenset({1, 2})  # 1: before templates
+FORMAT = 3
+SUPPORTED_FORMATS = frozenset({1, 2, 3})  # 1: before templates; 2: before intents in templates
 
 # How an argument reaches the shim (every shim parameter is a pointer).
 COPY = "copy"  # the kernel passes a value; the shim gets a pointer to an aligned copy
@@ -170,6 +172,9 @@ class TemplateCallableRow(NamedTuple):
     # member function templates: their own parameters, numbered after the class's
     own_params: tuple[TemplateParamRow, ...]
     declaration: str
+    # the argument intent of each parameter ("in", "inout_ptr", "out_ptr", "out_return");
+    # empty: every parameter "in" (rows of format 2)
+    intents: tuple[str, ...] = ()
 
 
 class FunctionTemplateRow(NamedTuple):
@@ -192,6 +197,7 @@ class ClassTemplateRow(NamedTuple):
     specializations: tuple[tuple[tuple[str, ...], int], ...]  # (argument spellings, struct index)
     partial_specializations: tuple[tuple[Any, tuple], ...]  # (ClassTemplateRow, patterns)
     declaration: str
+    member_types: tuple[str, ...] = ()  # public member types by name (format 3)
 
 
 class AliasTemplateRow(NamedTuple):
@@ -206,7 +212,7 @@ class AliasTemplateRow(NamedTuple):
 
 
 def callable_row(row: Sequence) -> TemplateCallableRow:
-    kind, name, cxx_name, params, result, flag, own_params, declaration = row
+    kind, name, cxx_name, params, result, flag, own_params, declaration, *intents = row
     return TemplateCallableRow(
         kind,
         name,
@@ -216,6 +222,7 @@ def callable_row(row: Sequence) -> TemplateCallableRow:
         flag,
         tuple(TemplateParamRow(*p) for p in own_params),
         declaration,
+        tuple(intents[0]) if intents else (),
     )
 
 

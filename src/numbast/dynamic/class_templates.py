@@ -36,18 +36,16 @@ from ast_canopy.model import (
     ClassTemplateSpecialization,
 )
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE
-from numbast.dynamic.structs import bind_cxx_struct, method_intent_spec
+from numbast.dynamic.structs import bind_cxx_struct
 from numbast.dynamic.template_context import (
     InstantiationOptions,
     context_for,
     known_class_templates,
-    template_intents,
 )
 from numbast.planning.descriptions import location_of
 from numbast.planning.diagnostics import BindingError, bind_each, warn_skipped
 from numbast.planning.templates import alias_template_row, class_template_row
 from numbast.planning.type_rules import normalize_cxx_name
-from numbast.runtime.cxx_types import canonical_spelling
 from numbast.runtime.shim_library import ShimLibrary
 from numbast.runtime.templates.bindings import AliasTemplateStub
 from numbast.runtime.templates.classes import ClassTemplateBinder, ClassTemplateStub
@@ -104,8 +102,8 @@ def bind_cxx_class_template(
             warn_skipped,
             python_name,
             partials=partials,
+            arg_intent=arg_intent,
         )
-        intents = _method_intents(templ_decl, arg_intent)
     except BindingError as exc:
         warn_skipped(
             "class template", templ_decl.qual_name, str(exc), location_of(templ_decl.record)
@@ -121,31 +119,12 @@ def bind_cxx_class_template(
         if stub is not None:
             header_specializations[tuple(spec.template_arguments)] = stub
     context = context_for(shim_writer, options)
-    context.member_intents.update(intents)
     binder = ClassTemplateBinder(
         row, context, {args: stub._numba_type_ for args, stub in header_specializations.items()}
     )
     for args, stub in header_specializations.items():
         binder.add_specialization_stub(args, stub)
     return binder.stub
-
-
-def _method_intents(templ_decl: ClassTemplate, arg_intent: Mapping[str, Any] | None) -> dict:
-    """(class, method, parameter names) -> the intents ``arg_intent`` gives each method."""
-    record = templ_decl.record
-    names = {record.name, templ_decl.qual_name}
-    found = {}
-    methods = [*record.methods, *(t.function for t in record.templated_methods)]
-    for method in methods:
-        spec = method_intent_spec(arg_intent, names, method)
-        if spec:
-            key = (
-                canonical_spelling(templ_decl.qual_name),
-                method.name,
-                tuple(p.name for p in method.params),
-            )
-            found[key] = template_intents(method.params, spec, method.qual_name)
-    return found
 
 
 def bind_cxx_class_templates(

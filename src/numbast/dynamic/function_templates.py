@@ -22,7 +22,6 @@ from numbast.dynamic.template_context import (
     InstantiationOptions,
     context_for,
     known_class_templates,
-    template_intents,
 )
 from numbast.planning.descriptions import location_of
 from numbast.planning.diagnostics import BindingError, warn_skipped
@@ -80,12 +79,12 @@ def _bind_one(
 ) -> Any:
     func = templ_decl.function
     try:
-        row = function_template_row(templ_decl, known_class_templates(), python_name)
-        intents = template_intents(func.params, intent_spec(arg_intent, func), func.qual_name)
+        spec = intent_spec(arg_intent, func)
+        row = function_template_row(templ_decl, known_class_templates(), python_name, spec)
     except BindingError as exc:
         warn_skipped("function template", _text(templ_decl), str(exc), location_of(func))
         return None
-    binder = FunctionTemplateBinder(row, context_for(shim_writer, options), intents)
+    binder = FunctionTemplateBinder(row, context_for(shim_writer, options))
     if row.operator:
         return bind_operator_template(binder)
     with BINDERS.lock:

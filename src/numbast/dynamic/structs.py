@@ -21,20 +21,19 @@ from typing import Any
 from numba.cuda import types
 from numba.cuda.datamodel.models import StructModel
 
-from ast_canopy.model import Method, Struct
+from ast_canopy.model import Struct
 from numbast.core.row_writer import RowWriter
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE, register_cxx_type
+from numbast.dynamic.template_context import context_for
 from numbast.planning.declarations import plan_struct, plan_struct_body
 from numbast.planning.descriptions import location_of
 from numbast.planning.diagnostics import BindingError, bind_each, warn_skipped
-from numbast.planning.intents import IntentSpec
+from numbast.planning.intents import MethodIntents, method_intent_spec
 from numbast.runtime.apply import apply_struct, make_struct_type_of
 from numbast.runtime.shim_library import ShimLibrary
 
 # NVIDIA's aliases: {struct name: [alias, ...]}; ours also takes the aliases of this struct.
 Aliases = Mapping[str, Iterable[str]] | Iterable[str]
-# NVIDIA's method intents: {"Struct.method": spec} or {"Struct": {"method": spec}}.
-MethodIntents = Mapping[str, Any]
 
 
 def bind_cxx_struct(
@@ -83,11 +82,14 @@ def bind_cxx_struct(
         numba_type,
         NUMBA_TYPE_TABLE,
         warn_skipped,
-        method_intents=lambda method: method_intent_spec(arg_intent, names, method),
+        method_intents=lambda method: method_intent_spec(arg_intent, names, method.name),
     )
     writer = RowWriter()
     indexed = writer.struct_body(body)
-    return apply_struct(row, numba_type, indexed, writer.types, writer.shims, shim_writer)
+    # Member templates instantiate in the writer's template context (its arch and options).
+    templates = context_for(shim_writer, None) if body.member_templates else None
+    return apply_struct(row, numba_type, indexed, writer.types, writer.shims, shim_writer,
+                        templates=templates)  # fmt: skip
 
 
 def bind_cxx_structs(
@@ -157,24 +159,6 @@ def _bind_nested_records(
     for nested in record.nested_records:
         if NUMBA_TYPE_TABLE.lookup(nested.qual_name) is None:
             bind_cxx_struct(shim_writer, nested, aliases=aliases, arg_intent=arg_intent)
-
-
-def method_intent_spec(
-    arg_intent: MethodIntents | None, struct_names: Iterable[str], method: Method
-) -> IntentSpec | None:
-    """The intents given for ``method`` of the struct known by ``struct_names``: under
-    ``"Struct.method"`` (NVIDIA's struct form) or ``{"Struct": {"method": ...}}`` (its class
-    template form)."""
-    if not arg_intent:
-        return None
-    for struct_name in struct_names:
-        spec = arg_intent.get(f"{struct_name}.{method.name}")
-        if spec is not None:
-            return spec
-        per_class = arg_intent.get(struct_name)
-        if isinstance(per_class, Mapping) and per_class.get(method.name) is not None:
-            return per_class[method.name]
-    return None
 
 
 __all__ = ["bind_cxx_struct", "bind_cxx_structs", "method_intent_spec"]

@@ -3,12 +3,9 @@ shims, and the options that say how to instantiate them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ast_canopy.model import ParamVar
 from numbast.dynamic.binders import BINDERS
-from numbast.planning.intents import IntentSpec, resolve_intents
 from numbast.runtime.shim_library import ShimLibrary
 from numbast.runtime.templates.context import _CLASS_TEMPLATES, TemplateContext
 
@@ -32,14 +29,3 @@ def context_for(shim_writer: ShimLibrary, options: InstantiationOptions | None) 
 def known_class_templates() -> list[str]:
     """Qualified names of the class templates bound in this process (patterns name them)."""
     return [binder.row.qual_name for binder in list(_CLASS_TEMPLATES.values())]
-
-
-def template_intents(
-    params: Sequence[ParamVar], spec: IntentSpec | None, qual_name: str
-) -> tuple[str, ...]:
-    """The intent of each parameter of a template's callable (``in`` unless ``spec`` says
-    otherwise), as the runtime takes them; raises BindingError for an unknown parameter or
-    intent, or an intent on a parameter that is neither a reference nor a pointer."""
-    if not spec:
-        return ()
-    return tuple(intent.value for intent in resolve_intents(qual_name, params, spec))

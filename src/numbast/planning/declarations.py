@@ -54,7 +54,8 @@ from numbast.planning.intents import IntentSpec, resolve_intents
 from numbast.planning.member_kinds import member_kind
 from numbast.planning.operators import COMPOUND, python_operator_for
 from numbast.planning.struct_layout import struct_members
-from numbast.planning.templates import TemplateNames, member_template_row
+from numbast.planning.template_members import member_template_row
+from numbast.planning.template_types import TemplateNames
 from numbast.planning.type_rules import TypeTable, UnsupportedTypeError
 
 logger = logging.getLogger(__name__)
@@ -240,7 +241,7 @@ def plan_member(
         call = plan(shim_name, params, result, body, object_type=object_type,
                     returns_first_argument=compound)  # fmt: skip
     elif member.kind == rows.METHOD:
-        body = functools.partial(method_call_body, method.name)
+        body = functools.partial(method_call_body, member.cxx_name)
         call = plan(shim_name, params, method.return_type, body, object_type=object_type)
     else:  # STATIC_METHOD
         body = functools.partial(function_call_body, f"::{decl.qual_name}::{method.name}")

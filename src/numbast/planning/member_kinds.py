@@ -12,6 +12,9 @@ from numbast.planning.descriptions import host_only_reason
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.operators import python_operator_for
 
+# The method name a function object's ``operator()`` binds to: calling the object calls it.
+CALL_OPERATOR = "__call__"
+
 
 class MemberKind(NamedTuple):
     kind: str  # a member kind of numbast.core.rows (CONSTRUCTOR, CONVERSION, ...)
@@ -39,6 +42,9 @@ def member_kind(method: Method) -> MemberKind | None:
         return MemberKind(rows.CONSTRUCTOR, "", "", implicit)
     if kind is MethodKind.CONVERSION_FUNCTION:
         return MemberKind(rows.CONVERSION, "", "", False)
+    if kind is MethodKind.MEMBER_OPERATOR and method.operator == "()":
+        # A function object's call operator: ``f(args)`` in a kernel (Python's __call__).
+        return MemberKind(rows.METHOD, CALL_OPERATOR, "operator()", not method.is_const)
     if kind is MethodKind.MEMBER_OPERATOR:
         symbol = method.operator or ""
         key = python_operator_for(symbol, len(method.params) + 1)

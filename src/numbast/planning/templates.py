@@ -9,7 +9,7 @@ Templates that cannot be bound (parameter packs, template template parameters) a
 
 from __future__ import annotations
 
-import re
+import functools
 from collections.abc import Iterable, Sequence
 
 from ast_canopy.model import (
@@ -19,10 +19,7 @@ from ast_canopy.model import (
     ClassTemplatePartialSpecialization,
     FunctionTemplate,
     Method,
-    TemplateParam,
     TemplateParamKind,
-    Type,
-    TypeKind,
 )
 from numbast.core import rows
 from numbast.core.rows import (
@@ -30,183 +27,41 @@ from numbast.core.rows import (
     ClassTemplateRow,
     FunctionTemplateRow,
     TemplateCallableRow,
-    TemplateParamRow,
-    TemplateTypeRow,
 )
 from numbast.planning.descriptions import declaration_text, host_only_reason, location_of
 from numbast.planning.diagnostics import BindingError
-from numbast.planning.member_kinds import MemberKind, member_kind
+from numbast.planning.implicit_constructors import declares_constructors
+from numbast.planning.intents import IntentSpec, MethodIntents, method_intent_spec, resolve_intents
 from numbast.planning.operators import COMPOUND, python_operator_for
-from numbast.planning.type_rules import normalize_cxx_name, strip_cv
+from numbast.planning.template_members import member_row, member_template_row, outputs_told_apart
+from numbast.planning.template_types import (
+    ClassTemplateIndex,
+    TemplateNames,
+    param_rows,
+    pattern,
+    result_row,
+    type_row,
+    unsupported_parameter,
+)
 
-_PARAMETER = re.compile(r"\b(?:type|value)-parameter-(\d+)-(\d+)")
-_IDENTIFIER = re.compile(r"(?<![\w:.])([A-Za-z_]\w*)")
-
-
-class ClassTemplateIndex(dict):
-    """Class template qualified names by their normalized spelling and by their last name.
-    Built once per header and handed to every row (a header with thousands of templates would
-    otherwise rebuild it for each: quadratic)."""
-
-    def __init__(self, qual_names: Iterable[str]) -> None:
-        names = list(qual_names)
-        super().__init__({normalize_cxx_name(q): q for q in names})
-        self.update({q.split("::")[-1]: q for q in names})
-        self.qual_names = names
-
-
-class TemplateNames:
-    """The template parameters in scope (a class template's, then a member template's) and
-    the class templates patterns can name."""
-
-    def __init__(
-        self,
-        params: Sequence[TemplateParam],
-        class_templates: Iterable[str] | ClassTemplateIndex,
-    ) -> None:
-        self.params = list(params)
-        self.depths = [len(self.params)]  # where each nesting level's parameters start
-        if not isinstance(class_templates, ClassTemplateIndex):
-            class_templates = ClassTemplateIndex(class_templates)
-        self.class_templates = class_templates
-
-    def nested(self, params: Sequence[TemplateParam]) -> TemplateNames:
-        inner = TemplateNames((), ())
-        inner.params = self.params + list(params)
-        inner.depths = [0, len(self.params)]
-        inner.class_templates = self.class_templates
-        return inner
-
-    def index(self, name: str) -> int | None:
-        for position in range(len(self.params) - 1, -1, -1):  # inner parameters shadow outer
-            if self.params[position].name == name:
-                return position
-        return None
-
-    def by_depth(self, depth: int, position: int) -> int:
-        start = 0 if depth == 0 or len(self.depths) < 2 else self.depths[1]
-        return start + position
-
-    def class_template(self, name: str) -> str | None:
-        return self.class_templates.get(normalize_cxx_name(name))
-
-
-def unsupported_parameter(params: Sequence[TemplateParam]) -> str | None:
-    """Why a template with these parameters cannot be bound, or None."""
-    for param in params:
-        if param.is_pack:
-            return f"template parameter pack {param.name}... is not supported"
-        if param.kind is TemplateParamKind.TEMPLATE:
-            return f"template template parameter {param.name} is not supported"
-    return None
-
-
-# -- spellings and patterns -------------------------------------------------------------------
-
-
-def spelled(text: str, names: TemplateNames) -> str:
-    """C++ text with every template parameter written as ``{i}`` (and braces escaped)."""
-    text = text.replace("{", "{{").replace("}", "}}")
-    text = _PARAMETER.sub(lambda m: f"{{{names.by_depth(int(m[1]), int(m[2]))}}}", text)
-
-    def by_name(match: re.Match) -> str:
-        index = names.index(match[1])
-        return match[0] if index is None else f"{{{index}}}"
-
-    return _IDENTIFIER.sub(by_name, text)
-
-
-def type_row(cxx_type: Type, names: TemplateNames) -> TemplateTypeRow:
-    reference = (
-        "&" if cxx_type.is_lvalue_reference else "&&" if cxx_type.is_rvalue_reference else ""
-    )
-    text = cxx_type.fully_qualified_name or cxx_type.name
-    return TemplateTypeRow(spelled(text, names), pattern(cxx_type.referenced(), names), reference)
-
-
-def pattern(cxx_type: Type, names: TemplateNames) -> tuple:
-    """How ``cxx_type`` (no reference) is built from the template arguments."""
-    canonical = strip_cv(cxx_type.canonical_name)
-    written = strip_cv(cxx_type.unqualified_non_ref_type_name or cxx_type.name)
-    if not _is_dependent(cxx_type):
-        return ("type", normalize_cxx_name(canonical))
-    whole = _PARAMETER.fullmatch(canonical)
-    if whole is not None:
-        return ("param", names.by_depth(int(whole[1]), int(whole[2])))
-    index = names.index(written)
-    if index is not None and names.params[index].kind is TemplateParamKind.TYPE:
-        return ("param", index)
-    if cxx_type.kind is TypeKind.POINTER and cxx_type.pointee is not None:
-        return ("pointer", pattern(cxx_type.pointee, names))
-    if cxx_type.kind is TypeKind.ARRAY and cxx_type.pointee is not None:
-        extents = re.findall(r"\[([^\[\]]*)\]", cxx_type.name)
-        if len(extents) == 1:
-            return ("array", pattern(cxx_type.pointee, names), spelled(extents[0], names))
-        return ("dependent",)
-    return _template_pattern(cxx_type, names)
-
-
-def _template_pattern(cxx_type: Type, names: TemplateNames) -> tuple:
-    text = normalize_cxx_name(strip_cv(cxx_type.fully_qualified_name or cxx_type.name))
-    start = text.find("<")
-    if start <= 0 or not text.endswith(">"):
-        return ("dependent",)
-    qual_name = names.class_template(text[:start].strip())
-    if qual_name is None:
-        return ("dependent",)
-    from ast_canopy.spelling import split_template_arguments
-
-    arguments = []
-    for argument in split_template_arguments(text):
-        index = names.index(argument.strip())
-        if index is not None:
-            kind = names.params[index].kind
-            arguments.append(("value" if kind is TemplateParamKind.NON_TYPE else "param", index))
-        else:
-            arguments.append(("text", spelled(argument, names)))
-    return ("template", qual_name, tuple(arguments))
-
-
-def _is_dependent(cxx_type: Type | None) -> bool:
-    if cxx_type is None:
-        return False
-    if cxx_type.kind is TypeKind.DEPENDENT or "-parameter-" in cxx_type.canonical_name:
-        return True
-    if cxx_type.kind is TypeKind.ARRAY and any(extent < 0 for extent in cxx_type.array_extents):
-        return True
-    if cxx_type.kind in (TypeKind.POINTER, TypeKind.ARRAY) or cxx_type.is_reference:
-        return _is_dependent(cxx_type.pointee)
-    return False
-
-
-def param_rows(params: Sequence[TemplateParam], names: TemplateNames) -> tuple:
-    result = []
-    for param in params:
-        value_type = ""
-        kind = rows.TYPE_PARAMETER
-        if param.kind is TemplateParamKind.NON_TYPE:
-            kind = rows.VALUE_PARAMETER
-            value_type = strip_cv(param.type_.canonical_name) if param.type_ else "int"
-        # Qualified text means the same at global scope, where instances are probed.
-        written = param.default_qualified or param.default
-        default = None if written is None else spelled(written, names)
-        result.append(TemplateParamRow(param.name, kind, value_type, default))
-    return tuple(result)
-
-
-# -- callables --------------------------------------------------------------------------------
-
-
-def _result_row(return_type: Type, names: TemplateNames) -> TemplateTypeRow | None:
-    if return_type.kind is TypeKind.BUILTIN and strip_cv(return_type.name) == "void":
-        return None
-    return type_row(return_type, names)
+__all__ = [
+    "ClassTemplateIndex",
+    "TemplateNames",
+    "alias_template_row",
+    "class_template_row",
+    "function_template_row",
+    "member_template_row",
+]
 
 
 def function_template_row(
-    templ: FunctionTemplate, class_templates: Iterable[str], python_name: str | None = None
+    templ: FunctionTemplate,
+    class_templates: Iterable[str],
+    python_name: str | None = None,
+    intents: IntentSpec | None = None,
 ) -> FunctionTemplateRow:
-    """The row of a function template; raises BindingError when it cannot be bound."""
+    """The row of a function template; raises BindingError when it cannot be bound (also for
+    ``intents``, its parameters' argument intents, naming what does not exist)."""
     func = templ.function
     host_only = host_only_reason(func)
     if host_only is not None:
@@ -230,10 +85,13 @@ def function_template_row(
         operator or func.name,
         func.operator or func.qual_name,
         tuple((p.name, type_row(p.type_, names), p.default_value is not None) for p in func.params),
-        _result_row(func.return_type, names),
+        result_row(func.return_type, names),
         False,
         (),
         declaration_text(func),
+        tuple(i.value for i in resolve_intents(func.qual_name, func.params, intents))
+        if intents
+        else (),
     )
     return FunctionTemplateRow(
         "" if operator else (python_name or func.name),
@@ -242,27 +100,6 @@ def function_template_row(
         param_rows(templ.template_parameters, names),
         callable_row,
     )
-
-
-def member_row(method: Method, names: TemplateNames) -> TemplateCallableRow | None:
-    """A member of a class template as a template callable; None when it is not bound by
-    design (non-public, deleted, copy/move, destructors); raises BindingError otherwise."""
-    member = member_kind(method)
-    if member is None:
-        return None
-    params = tuple((p.name, type_row(p.type_, names), p.default_value is not None)
-                   for p in method.params)  # fmt: skip
-    if member.kind == rows.CONSTRUCTOR:
-        return _callable(member, params, None, method)
-    result = _result_row(method.return_type, names)
-    return _callable(member, () if member.kind == rows.CONVERSION else params, result, method)
-
-
-def _callable(member: MemberKind, params, result, method: Method) -> TemplateCallableRow:
-    where = location_of(method)
-    declaration = f"{method.qual_name}(...)  // {where.rsplit('/', 1)[-1]}" if where else ""
-    kind, name, cxx_name, flag = member
-    return TemplateCallableRow(kind, name, cxx_name, params, result, flag, (), declaration)
 
 
 def class_template_row(
@@ -274,9 +111,12 @@ def class_template_row(
     python_name: str | None = None,
     specializations: Sequence[tuple[tuple[str, ...], int]] = (),
     partials: Sequence[ClassTemplatePartialSpecialization] = (),
+    arg_intent: MethodIntents | None = None,
 ) -> ClassTemplateRow:
     """The row of a class template (members that cannot be bound are reported through
-    ``skip`` and left out); raises BindingError when the template cannot be bound."""
+    ``skip`` and left out); raises BindingError when the template cannot be bound.
+    ``arg_intent`` gives its members' argument intents as NVIDIA writes them
+    (``{"BlockScan": {"InclusiveSum": {"output": "out_return"}}}``)."""
     reason = unsupported_parameter(templ.template_parameters)
     if reason is not None:
         raise BindingError(reason)
@@ -286,24 +126,40 @@ def class_template_row(
     names = TemplateNames(templ.template_parameters, class_templates)
     fields = tuple((f.name, type_row(f.type_, names)) for f in record.fields if not f.is_bitfield)
     public = tuple(f.name for f in record.fields if f.access is Access.PUBLIC and not f.is_bitfield)
-    members = []
+    template_name = templ.qual_name if isinstance(templ, ClassTemplate) else (
+        templ.template_qual_name)  # fmt: skip
+    owner_names = (record.name, template_name.split("::")[-1], template_name)
+
+    def intents_of(method: Method) -> IntentSpec | None:
+        return method_intent_spec(arg_intent, owner_names, method.name)
+
+    entries = []  # (row, the row with its default outputs taken by pointer)
     for method in record.methods:
         try:
-            row = member_row(method, names)
+            row = member_row(method, names, intents_of(method))
         except BindingError as exc:
             skip("method", method.qual_name, str(exc), location_of(method))
             continue
         if row is not None:
-            members.append(row)
+            by_pointer = functools.partial(member_row, method, names, intents_of(method), False)
+            entries.append((row, by_pointer))
     for member_template in record.templated_methods:
-        row = member_template_row(member_template, names, skip)
+        spec = intents_of(member_template.function)
+        row = member_template_row(member_template, names, skip, spec)
         if row is not None:
-            members.append(row)
+            by_pointer = functools.partial(member_template_row, member_template, names, skip,
+                                           spec, False)  # fmt: skip
+            entries.append((row, by_pointer))
+    members = outputs_told_apart(entries)
+    if not declares_constructors(record) and not record.is_abstract:
+        # C++'s implicit default constructor (functors: ``cuda::maximum<int>()``).
+        members.append(TemplateCallableRow(rows.CONSTRUCTOR, "", "", (), None, False, (),
+                                           f"{record.qual_name}()  (implicit)"))  # fmt: skip
     partial_rows = []
     for partial in partials:
         try:
             partial_rows.append(_partial_row(partial, class_templates, parent_type, data_model,
-                                             skip))  # fmt: skip
+                                             skip, arg_intent))  # fmt: skip
         except BindingError as exc:
             skip("partial specialization", partial.record.qual_name, str(exc),
                  location_of(partial.record))  # fmt: skip
@@ -320,30 +176,14 @@ def class_template_row(
         tuple(specializations),
         tuple(partial_rows),
         f"{record.qual_name}  // {where.rsplit('/', 1)[-1]}" if where else record.qual_name,
+        tuple(getattr(record, "member_type_names", ())),
     )
 
 
-def member_template_row(
-    templ: FunctionTemplate, names: TemplateNames, skip
-) -> TemplateCallableRow | None:
-    method = templ.function
-    reason = unsupported_parameter(templ.template_parameters)
-    if reason is not None:
-        skip("member template", method.qual_name, reason, location_of(method))
-        return None
-    inner = names.nested(templ.template_parameters)
-    try:
-        row = member_row(method, inner) if isinstance(method, Method) else None
-    except BindingError as exc:
-        skip("member template", method.qual_name, str(exc), location_of(method))
-        return None
-    if row is None:
-        return None
-    return row._replace(own_params=param_rows(templ.template_parameters, inner))
-
-
-def _partial_row(partial, class_templates, parent_type, data_model, skip) -> tuple:
-    row = class_template_row(partial, class_templates, parent_type, data_model, skip)
+def _partial_row(partial, class_templates, parent_type, data_model, skip, arg_intent) -> tuple:
+    row = class_template_row(
+        partial, class_templates, parent_type, data_model, skip, arg_intent=arg_intent
+    )
     names = TemplateNames(partial.template_parameters, class_templates)
     patterns = []
     for argument in partial.template_arguments:

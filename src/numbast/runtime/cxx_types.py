@@ -11,6 +11,7 @@ runtime.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
 from numba.cuda import types
 
@@ -61,6 +62,50 @@ def _carries_name(numba_type: types.Type) -> bool:
     )
 
 
+# canonical qualified enumerator (``cub::BLOCK_SCAN_RAKING``, ``cub::BlockScanAlgorithm::
+# BLOCK_SCAN_RAKING``) -> its value, for the enums bound in this process
+_ENUMERATORS: dict[str, int] = shared_table("enumerator_values", dict)
+
+
+def register_enumerators(qual_name: str, members: Iterable[tuple[str, int]], scoped: bool) -> None:
+    """Know the values of the enumerators of the bound enum ``qual_name``: C++ text naming one
+    (a template default, an argument given as text) is then read without the compiler."""
+    enum_name = canonical_spelling(qual_name)
+    scope = enum_name.rpartition("::")[0]
+    with LOCK:
+        for name, value in members:
+            _ENUMERATORS[f"{enum_name}::{name}"] = int(value)
+            if not scoped:  # also in the enclosing scope, as C++ puts it
+                _ENUMERATORS[f"{scope}::{name}" if scope else name] = int(value)
+
+
+def enumerator_value(text: str) -> int | None:
+    """The value of a bound enumerator written as qualified C++ text, or None."""
+    return _ENUMERATORS.get(canonical_spelling(text))
+
+
+class CxxOnlyType(types.Opaque):
+    """A C++ type with no Numba counterpart, known by its spelling alone: what a template
+    argument such as CUB's ``NullType`` is when nothing binds it. It names the type in shims
+    and probes; kernels never hold a value of it."""
+
+    def __init__(self, spelling: str) -> None:
+        self.cxx_spelling = spelling
+        super().__init__(name=spelling)
+
+
+def cxx_only_type(spelling: str) -> types.Type:
+    """The Numba type standing for the C++ type ``spelling``: a bound one when there is one,
+    else a :class:`CxxOnlyType` (one per spelling)."""
+    found = numba_type_of(spelling)
+    if found is not None:
+        return found
+    text = canonical_spelling(spelling)
+    if text not in BUILTIN_NUMBA_NAMES:  # ``void`` stays as it is; names are qualified
+        text = f"::{text}"
+    return CxxOnlyType(text)
+
+
 @functools.cache
 def _vector_types() -> dict[str, types.Type]:
     from numba.cuda.vector_types import vector_types
@@ -94,10 +139,12 @@ def cxx_spelling_of(numba_type: types.Type) -> str:
     numba_type = types.unliteral(numba_type)
     if numba_type == types.voidptr:
         return "void *"
+    if isinstance(numba_type, types.Boolean):
+        return "bool"  # Numba names it "bool", not "boolean" (NUMBA_TO_CXX's key)
     if isinstance(numba_type, types.CPointer):
         pointee = cxx_spelling_of(numba_type.dtype)
         return f"{pointee}*" if pointee.endswith("*") else f"{pointee} *"
-    named = getattr(numba_type, "cxx_qual_name", None)
+    named = getattr(numba_type, "cxx_qual_name", None) or getattr(numba_type, "cxx_spelling", None)
     if named is not None:
         return named
     if isinstance(numba_type, types.IntEnumMember):

@@ -4,6 +4,7 @@ process-wide registration state, shared by every copy of the runtime."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -79,7 +80,12 @@ def _mutating_stub(name: str, registries: Registries) -> Callable:
             sig = self.context.resolve_function_type(method, tuple(args[1:]), kws)
             if sig is None:
                 return None
-            return signature(types.Tuple((sig.return_type, args[0])), args[0], *sig.args)
+            result = signature(types.Tuple((sig.return_type, args[0])), args[0], *sig.args)
+            if sig.pysig is not None:  # keywords (a member template's arguments by name)
+                this = inspect.Parameter("numbast_object", inspect.Parameter.POSITIONAL_ONLY)
+                pysig = inspect.Signature([this, *sig.pysig.parameters.values()])
+                result = result.replace(pysig=pysig)
+            return result
 
     def lower_mutating_call(context, builder, sig, args):
         object_type = sig.args[0]

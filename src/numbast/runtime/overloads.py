@@ -11,6 +11,7 @@ from typing import Any
 from numba.cuda import types
 from numba.cuda.typing.templates import ConcreteTemplate, Signature
 
+from .array_decay import decayed_arguments, install_array_decay
 from .deferred import after_refresh
 from .state import LOCK, shared_table
 
@@ -125,7 +126,19 @@ class _OverloadsOfStub(ConcreteTemplate):
                 return cases[0]
             if any(deduces(exact) for deduces in deducers):
                 return None
-        return super().apply(args, kws)
+        return apply_with_arrays_decayed(super().apply, args, kws)
+
+
+def apply_with_arrays_decayed(apply: Callable, args: tuple, kws: dict) -> Any:
+    """``apply(args, kws)``; when that finds no overload, again with the arrays among ``args``
+    passed as pointers to their elements (as C++ passes arrays to pointer parameters)."""
+    sig = apply(args, kws)
+    if sig is None:
+        decayed = decayed_arguments(tuple(args))
+        if decayed is not None:
+            install_array_decay()
+            sig = apply(decayed, kws)
+    return sig
 
 
 def add_overload(

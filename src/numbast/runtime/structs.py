@@ -13,7 +13,7 @@ from numba.cuda.extending import as_numba_type, lower_cast, make_attribute_wrapp
 from numba.cuda.typeconv import Conversion
 from numba.cuda.typing.templates import AttributeTemplate, ConcreteTemplate, signature
 
-from .overloads import DEFAULT_REGISTRIES, Registries, add_overload
+from .overloads import DEFAULT_REGISTRIES, Registries, add_overload, apply_with_arrays_decayed
 from .state import LOCK, shared_table
 
 
@@ -59,7 +59,9 @@ def make_struct_type(parent_type, qual_name: str, sizeof: int, alignof: int) -> 
     type_class = type(
         f"{qual_name.replace('::', '_')}_NumbaType",
         (parent_type,),
-        {"__init__": __init__, "can_convert_from": can_convert_from},
+        # ``mutable``: Numba lowers ``x += y`` on an immutable type with ``+``; C++ structs
+        # have their own ``operator+=`` (returning the updated object, assigned back to x).
+        {"__init__": __init__, "can_convert_from": can_convert_from, "mutable": True},
     )
     instance = type_class()
     instance.implicit_from = set()
@@ -103,12 +105,17 @@ def register_struct_model(numba_type, data_model, members=None, public_fields=()
 
 
 def make_struct_stub(
-    python_name: str, qual_name: str, numba_type: types.Type, module_name: str = ""
+    python_name: str,
+    qual_name: str,
+    numba_type: types.Type,
+    module_name: str = "",
+    metaclass: type = type,
 ) -> type:
     """The Python class kernels construct ``qual_name`` with. Made for module ``module_name``,
     it names that module as its own, so that serializers (as Dask uses) refer to
-    it there by name: a copy of the class made in another process would be unknown to Numba."""
-    stub = type(
+    it there by name: a copy of the class made in another process would be unknown to Numba.
+    ``metaclass``: the class's (class template instances answer their member types)."""
+    stub = metaclass(
         python_name,
         (BoundCxxStruct,),
         {
@@ -220,6 +227,31 @@ def add_conversion(
     )
 
 
+# (struct type, method name) -> the overload set of its plain methods of that name; struct type
+# -> the names it also has member function templates of (their typing tries both)
+_METHOD_OVERLOADS: dict = shared_table("method_overloads", dict)
+_MEMBER_TEMPLATE_NAMES: dict = shared_table("member_template_names", dict)
+
+
+def method_overloads(numba_type: types.Type, name: str) -> type[ConcreteTemplate] | None:
+    """The overload set of ``numba_type``'s plain methods named ``name``, or None."""
+    return _METHOD_OVERLOADS.get((numba_type, name))
+
+
+def add_member_template_names(numba_type: types.Type, names: Any) -> None:
+    """``numba_type`` has member function templates of these names: their typing answers the
+    attribute and tries the plain methods of the same name first (C++'s preference)."""
+    with LOCK:
+        _MEMBER_TEMPLATE_NAMES.setdefault(numba_type, set()).update(names)
+
+
+class _MethodOverloads(ConcreteTemplate):
+    """The overloads of one method name; arrays pass as pointers to their elements."""
+
+    def apply(self, args, kws):
+        return apply_with_arrays_decayed(super().apply, args, kws)
+
+
 def add_methods(
     numba_type,
     qual_name: str,
@@ -232,10 +264,17 @@ def add_methods(
         key = f"{qual_name}.{name}"
         cases = [signature(ret, *args, recvr=numba_type) for args, ret, _ in overloads]
         templates[name] = type(
-            f"numbast_method_{name}", (ConcreteTemplate,), {"key": key, "cases": cases}
+            f"numbast_method_{name}", (_MethodOverloads,), {"key": key, "cases": cases}
         )
         for args, _ret, lowering in overloads:
             registries.lowering.lower(key, numba_type, *args)(lowering)
+            if name == "__call__":
+                # ``f(args)`` on a functor: Numba types it through ``__call__`` and lowers
+                # it under the functor's type.
+                registries.lowering.lower(numba_type, numba_type, *args)(lowering)
+
+    with LOCK:
+        _METHOD_OVERLOADS.update({(numba_type, name): t for name, t in templates.items()})
 
     class MethodAttributes(AttributeTemplate):
         # Keyed on the type's class: Numba consults class-keyed templates only when no
@@ -244,7 +283,9 @@ def add_methods(
 
         def generic_resolve(self, value_type, attr):
             template = templates.get(attr)
-            return types.BoundFunction(template, value_type) if template else None
+            if template is None or attr in _MEMBER_TEMPLATE_NAMES.get(value_type, ()):
+                return None  # member templates of the name answer (plain overloads first)
+            return types.BoundFunction(template, value_type)
 
     registries.typing.register_attr(MethodAttributes)
 

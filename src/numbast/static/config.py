@@ -79,7 +79,7 @@ class StaticConfig:
     module_teardown_callback: str | None = None
     skip_prefix: str | None = None
     use_separate_registry: bool = False
-    function_argument_intents: dict[str, dict[str | int, str]] = field(default_factory=dict)
+    function_argument_intents: dict[str, dict[str | int, Any]] = field(default_factory=dict)
     # Not a YAML key: how a user regenerates the module, written at its top and in warnings.
     # None means the static CLI (``python -m numbast --cfg-path <config_path> ...``); the import
     # system sets its own (the module is rebuilt by importing it again).
@@ -208,14 +208,20 @@ def normalize_import(entry: str) -> str:
     return f"import {text}"
 
 
-def _normalize_intents(raw: Mapping[str, Any]) -> dict[str, dict[str | int, str]]:
-    intents: dict[str, dict[str | int, str]] = {}
+def _normalize_intents(raw: Mapping[str, Any]) -> dict[str, dict[str | int, Any]]:
+    """Function -> parameter -> intent; a class (or class template) -> method -> parameter ->
+    intent, NVIDIA's nested form for methods (``BlockScan: {InclusiveSum: {output:
+    out_return}}``)."""
+    intents: dict[str, dict[str | int, Any]] = {}
     for function, params in raw.items():
-        normalized: dict[str | int, str] = {}
+        normalized: dict[str | int, Any] = {}
         for param, intent in params.items():
             # A quoted "0" and a bare 0 mean the same position; C++ names cannot be all digits.
             key: str | int = int(param) if isinstance(param, str) and param.isdigit() else param
-            normalized[key] = intent if isinstance(intent, str) else intent["intent"]
+            if isinstance(intent, Mapping) and "intent" not in intent:
+                normalized[key] = _normalize_intents({key: intent})[key]  # a method's
+            else:
+                normalized[key] = intent if isinstance(intent, str) else intent["intent"]
         intents[function] = normalized
     return intents
 
@@ -358,9 +364,12 @@ def warn_names_not_declared(config: StaticConfig, decls: Any) -> None:
     Data Models) that the parsed header ``decls`` does not declare: a typo there would
     otherwise silently change nothing."""
     function_names = {f.name for f in decls.functions}
+    function_names |= {t.function.name for t in getattr(decls, "function_templates", ())}
     struct_names = {s.name for s in decls.structs}
+    # Methods' intents are given under their class: a struct or a class template.
+    owners = struct_names | {t.name for t in getattr(decls, "class_templates", ())}
     for name in config.function_argument_intents:
-        if name not in function_names:
+        if name not in function_names and name.split(".")[0] not in owners:
             logger.warning(
                 "Function Argument Intents names %s, which %s does not declare; fix the name in %s",
                 name,

@@ -36,6 +36,7 @@ from numbast.planning.descriptions import (
 )
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.inheritance import inherited_methods
+from numbast.planning.intents import method_intent_spec
 from numbast.planning.templates import (
     ClassTemplateIndex,
     alias_template_row,
@@ -221,7 +222,9 @@ class _Planner:
         # Bases whose members the structs inherit: every record parsed, bound or not.
         records = {record.qual_name: record for record in (*structs, *decls)}
         records.update({spec.qual_name: spec.record for spec in specializations})
+        intents = self.config.function_argument_intents
         for index, (row, decl) in enumerate(zip(kept, decls, strict=True)):
+            owners = (decl.name, decl.qual_name)
             body = plan_struct_body(
                 decl,
                 struct_ref(index, decl.qual_name),
@@ -229,6 +232,7 @@ class _Planner:
                 self.skip,
                 self.guard_member,
                 self.bound_member,
+                lambda method, owners=owners: method_intent_spec(intents, owners, method.name),
                 inherited=inherited_methods(decl, records) if decl.bases else (),
             )
             self.out.structs.append((row, body))
@@ -288,6 +292,7 @@ class _Planner:
                     python_name,
                     self.specializations.get(templ.qual_name, ()),
                     partials.get(normalize_cxx_name(templ.qual_name), ()),
+                    self.config.function_argument_intents,
                 )
             except BindingError as exc:
                 self.skip("class template", templ.qual_name, str(exc), where)
@@ -315,7 +320,12 @@ class _Planner:
                 continue
             python_name = remove_prefix(func.name, self.config.function_prefix_removal)
             try:
-                row = function_template_row(templ, self.class_template_names, python_name)
+                row = function_template_row(
+                    templ,
+                    self.class_template_names,
+                    python_name,
+                    self.config.function_argument_intents.get(func.name),
+                )
             except BindingError as exc:
                 self.skip("function template", func.qual_name, str(exc), where)
                 continue

@@ -21,8 +21,15 @@ from typing import Any, NamedTuple
 from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 
+from ...core.cxx_names import BUILTIN_NUMBA_NAMES
 from ...core.rows import VALUE_PARAMETER, TemplateParamRow
-from ..cxx_types import NoCxxSpelling, canonical_spelling, cxx_spelling_of, numba_type_of
+from ..cxx_types import (
+    NoCxxSpelling,
+    canonical_spelling,
+    cxx_only_type,
+    cxx_spelling_of,
+    numba_type_of,
+)
 
 
 class TemplateArgument(NamedTuple):
@@ -57,15 +64,52 @@ class DeductionError(TypingError):
     """The template arguments cannot be deduced from these argument types."""
 
 
-def type_argument(numba_type: types.Type) -> TemplateArgument:
+def type_argument(numba_type: types.Type | None) -> TemplateArgument:
+    """A type argument; None (what probes answer for ``void``) and ``types.void`` stand for
+    C++'s ``void`` (``cuda::std::plus<void>``)."""
+    if numba_type is None or numba_type == types.void:
+        numba_type = cxx_only_type("void")
     numba_type = types.unliteral(numba_type)
     return TemplateArgument(cxx_spelling_of(numba_type), numba_type=numba_type)
 
 
-def value_argument(value: int | bool) -> TemplateArgument:
-    if isinstance(value, bool):
-        return TemplateArgument("true" if value else "false", value=value)
+def value_argument(value: int | bool, value_type: str = "") -> TemplateArgument:
+    """A value argument; ``value_type`` is the parameter's C++ type: a bool parameter is
+    spelled ``true`` / ``false``, an enum-typed one ``static_cast<::ns::Mode>(2)`` (C++ does not
+    convert an int to an enum template argument)."""
+    if isinstance(value, bool) or value_type == "bool":
+        return TemplateArgument("true" if value else "false", value=bool(value))
+    if _is_enum_spelling(value_type):
+        cast = f"static_cast<::{value_type.removeprefix('::')}>({int(value)})"
+        return TemplateArgument(cast, value=int(value))
     return TemplateArgument(str(int(value)), value=int(value))
+
+
+_NAMED_TYPE = re.compile(r"(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*")
+
+
+def _is_enum_spelling(value_type: str) -> bool:
+    """Whether a value parameter's C++ type is a named type other than a builtin: an enum
+    (planning writes value types canonically; a dependent one stays unnamed)."""
+    text = value_type.strip()
+    return (
+        bool(_NAMED_TYPE.fullmatch(text))
+        and text not in BUILTIN_NUMBA_NAMES
+        and "parameter-" not in text
+    )
+
+
+def normalized_arguments(
+    params: Sequence[TemplateParamRow], arguments: Sequence[TemplateArgument]
+) -> list[TemplateArgument]:
+    """``arguments`` with every value whose value is known spelled for its parameter's type
+    (``2`` for an enum parameter becomes ``static_cast<::ns::Mode>(2)``): one spelling per
+    instance, whichever way its arguments were given."""
+    result = list(arguments)
+    for index, (argument, param) in enumerate(zip(arguments, params, strict=False)):
+        if param.kind == VALUE_PARAMETER and not argument.is_type and argument.value is not None:
+            result[index] = value_argument(argument.value, param.value_type)
+    return result
 
 
 def as_numba_type(value: object) -> types.Type:
@@ -86,13 +130,16 @@ def as_numba_type(value: object) -> types.Type:
         return from_dtype(np.dtype(value))
     raise TypeError(
         f"{value!r} is not a type: give a Numba type (types.float32), a bound struct or enum, "
-        "or a NumPy scalar type"
+        "a NumPy scalar type, or the C++ type's name as a string ('cub::NullType')"
     )
 
 
 def explicit_argument(value: object, param: TemplateParamRow) -> TemplateArgument:
     """The argument a user wrote on the host for ``param`` (``Vec[types.float32, 3]``)."""
     if param.kind != VALUE_PARAMETER:
+        if isinstance(value, str) and value.strip():
+            # C++ text for a type nothing binds (``"cub::NullType"``); the compiler checks it.
+            return type_argument(cxx_only_type(value))
         try:
             return type_argument(as_numba_type(value))
         except (TypeError, NoCxxSpelling) as exc:
@@ -102,7 +149,7 @@ def explicit_argument(value: object, param: TemplateParamRow) -> TemplateArgumen
         return TemplateArgument(f"static_cast<{enum_type}>({int(value)})", value=int(value))
     if isinstance(value, (bool, int)) or hasattr(value, "__index__"):
         is_bool = isinstance(value, bool) or param.value_type == "bool"
-        return value_argument(bool(value) if is_bool else operator.index(value))
+        return value_argument(bool(value) if is_bool else operator.index(value), param.value_type)
     if isinstance(value, str) and value.strip():
         return constant_text(value)
     raise TypeError(
@@ -114,7 +161,7 @@ def explicit_argument(value: object, param: TemplateParamRow) -> TemplateArgumen
 def constant_text(text: str) -> TemplateArgument:
     """A value argument written in C++ (``"cub::BlockScanAlgorithm::BLOCK_SCAN_RAKING"``), as
     NVIDIA's Numbast takes enumerators; the compiler tells its value when it is needed
-    (``templates.resolve_values``)."""
+    (``completion.resolve_values``)."""
     return TemplateArgument(text.strip())
 
 
@@ -125,12 +172,14 @@ def typed_argument(numba_type: types.Type, param: TemplateParamRow) -> TemplateA
     if param.kind == VALUE_PARAMETER:
         literal = getattr(numba_type, "literal_value", None)
         if isinstance(literal, (bool, int)):
-            return value_argument(bool(literal) if param.value_type == "bool" else literal)
+            return value_argument(literal, param.value_type)
         if isinstance(literal, str) and literal.strip():
             return constant_text(literal)
         if isinstance(numba_type, types.EnumMember) and hasattr(numba_type, "instance_class"):
             return None
         return None
+    if isinstance(numba_type, types.StringLiteral) and numba_type.literal_value.strip():
+        return type_argument(cxx_only_type(numba_type.literal_value))
     if isinstance(numba_type, (types.NumberClass, types.TypeRef)):
         return type_argument(getattr(numba_type, "instance_type", None) or numba_type.dtype)
     if isinstance(numba_type, types.Function):
@@ -245,8 +294,10 @@ def spelled_argument(text: str, param: TemplateParamRow) -> TemplateArgument:
         value = integer_value(text)
         if value is None:
             raise TypeError(f"template argument {text!r} of {param.name} is not a number")
-        return value_argument(bool(value) if param.value_type == "bool" else value)
+        return value_argument(value, param.value_type)
     numba_type = numba_type_of(text)
     if numba_type is None:
-        raise TypeError(f"template argument {text} of {param.name} has no Numba type")
+        if canonical_spelling(text) != "void":
+            raise TypeError(f"template argument {text} of {param.name} has no Numba type")
+        return type_argument(None)  # ``plus<void>``
     return TemplateArgument(canonical_spelling(text), numba_type=numba_type)

@@ -15,6 +15,7 @@ from numba.cuda import types
 
 from ...core.call_plans import CallPlan, ShimValue, assemble_call
 from ...core.rows import COPY, HIDDEN_OUT, POINTER, TemplateCallableRow, TemplateTypeRow
+from ..array_decay import install_array_decay, passes_as_pointer
 from ..calls import Call
 from ..cxx_types import cxx_spelling_of
 from .args import typed_argument
@@ -161,10 +162,10 @@ def deduce_from_call(
         actual = args[position]
         pattern = type_row.pattern
         if modes[index] == POINTER and type_row.reference:
-            if not isinstance(actual, types.CPointer):
+            if not isinstance(actual, (types.CPointer, types.Array)):
                 raise TypingError(
                     f"parameter {name or index} is passed by pointer (its argument intent): "
-                    f"give a pointer, not {actual}"
+                    f"give an array or a pointer, not {actual}"
                 )
             actual = actual.dtype
             while pattern[0] == "array":  # T (&)[N] takes a pointer to its first element
@@ -241,3 +242,17 @@ class InstanceCalls:
         if isinstance(known, str):
             raise TemplateInstantiationError(known)
         return known
+
+
+def check_arguments(typing_context: Any, actuals: Sequence, formals: Sequence, what: str) -> None:
+    """Raise TypingError unless each argument converts to its parameter's type (an array
+    passes as a pointer to its elements)."""
+    from numba.cuda.core.errors import TypingError
+
+    for actual, formal in zip(actuals, formals, strict=True):
+        if actual == formal or passes_as_pointer(actual, formal):
+            continue
+        if typing_context.can_convert(actual, formal) is None:
+            raise TypingError(f"{what}: cannot pass {actual} as {formal}")
+    if any(passes_as_pointer(a, f) for a, f in zip(actuals, formals, strict=True)):
+        install_array_decay()

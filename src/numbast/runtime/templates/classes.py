@@ -11,6 +11,7 @@ returns; a partial specialization provides the members of the instances it match
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import threading
@@ -26,20 +27,22 @@ from ...core.row_writer import RowWriter
 from ...core.rows import ClassTemplateRow, StructRow, TemplateCallableRow
 from ..registration import register_struct
 from ..row_types import make_struct_type_of
+from ..structs import make_struct_stub
 from .args import (
     Deduction,
     DeductionError,
     TemplateArgument,
     explicit_argument,
+    normalized_arguments,
     spelled_argument,
     template_id,
     type_argument,
     value_argument,
 )
 from .calls import keyword_arguments
+from .completion import complete_arguments
 from .context import (
     TemplateContext,
-    complete_arguments,
     refresh_numba,
     register_instance_spelling,
 )
@@ -49,6 +52,7 @@ from .instances import (
     instance_layout,
     specialized_row,
 )
+from .member_types import InstanceStubType, install_kernel_member_types, member_type
 from .members import add_member_templates
 from .probe import TemplateInstantiationError
 
@@ -168,15 +172,14 @@ class ClassTemplateBinder:
     def numba_type_of_instance(self, values: Sequence[Any]) -> types.Type:
         """The instance for arguments as a probe answers them (Numba types and ints)."""
         arguments = [
-            value_argument(bool(v) if p.value_type == "bool" else v)
-            if p.kind == rows.VALUE_PARAMETER
-            else type_argument(v)
+            value_argument(v, p.value_type) if p.kind == rows.VALUE_PARAMETER else type_argument(v)
             for v, p in zip(values, self.params, strict=False)
         ]
         return self.instance_type(self.complete(dict(enumerate(arguments))))
 
     # -- instances --------------------------------------------------------------------------
     def instance(self, arguments: Sequence[TemplateArgument]) -> type:
+        arguments = normalized_arguments(self.params, arguments)
         key = tuple(a.key for a in arguments)
         with self._lock:
             stub = self._stubs.get(key)
@@ -254,15 +257,16 @@ class ClassTemplateBinder:
             self._types[key] = numba_type
         register_instance_spelling(spelling, numba_type)
         writer = RowWriter()
-        body = instance_body(
-            self.context, self.row.qual_name, row, row_arguments, numba_type, spelling, layout
-        )
+        body = instance_body(self.context, row, row_arguments, numba_type, spelling, layout)
         ambiguous = ambiguous_constructor_arguments(body.members)
         if ambiguous:
             # C++ cannot choose between these constructors: constructing from these argument
             # types in a kernel is an error at typing, not at link time.
             self._ambiguous.setdefault(spelling, set()).update(ambiguous)
-        stub = register_struct(
+        stub = make_struct_stub(python_name, spelling, numba_type, metaclass=InstanceStubType)
+        stub._numbast_member_type_ = functools.partial(member_type, self.context, layout, spelling)
+        stub._numbast_member_type_names_ = tuple(row.member_types)
+        register_struct(
             struct_row,
             numba_type,
             writer.struct_body(body),
@@ -271,6 +275,7 @@ class ClassTemplateBinder:
             self.context.library,
             self.context.registries,
             self.context.origin,
+            stub,
         )
         if body.member_templates:
             add_member_templates(numba_type, body.member_templates, row_arguments, self.context)
@@ -299,6 +304,7 @@ class ClassTemplateBinder:
             return implementation(builder, [args[i] for i in kept])
 
         registries = self.context.registries
+        install_kernel_member_types(registries)
         registries.typing.register_global(self.stub, types.Function(ClassTemplateCall))
         registries.lowering.lower(self, types.VarArg(types.Any))(lower)
 

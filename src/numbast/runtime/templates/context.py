@@ -21,14 +21,32 @@ from typing import Any, Protocol
 
 from numba.cuda import types
 
-from ...core.rows import TemplateCallableRow, TemplateTypeRow
-from ..cxx_types import canonical_spelling, cxx_spelling_of, numba_type_of, register_spelling
+from ...core.rows import TemplateTypeRow
+from ..cxx_types import (
+    CxxOnlyType,
+    canonical_spelling,
+    cxx_spelling_of,
+    numba_type_of,
+    register_spelling,
+)
 from ..overloads import DEFAULT_REGISTRIES, Registries
 from ..shim_library import ShimLibrary
 from ..state import LOCK, shared_table
-from .args import TemplateArgument, integer_value, substitute, type_argument
-from .calls import declared_values, intent_modes, needs_compiler_for_result
-from .probe import NO_COUNTERPART, KnownTemplate, Probe, TemplateInstantiationError
+from .args import (
+    TemplateArgument,
+    integer_value,
+    substitute,
+    type_argument,
+)
+from .calls import declared_values, needs_compiler_for_result
+from .probe import (
+    NO_COUNTERPART,
+    KnownTemplate,
+    Probe,
+    ProbeAnswer,
+    TemplateInstantiationError,
+)
+from .storage import CxxStorageType, bare_spelling, storage_type
 
 logger = logging.getLogger(__name__)
 
@@ -81,15 +99,6 @@ class TemplateContext:
         self._arch = arch
         self.store: InstanceStore = store if store is not None else MemoryInstances()
         self.class_templates: dict[str, Any] = {}
-        # (class, method name, parameter names) -> argument intents, given when binding
-        self.member_intents: dict[tuple[str, str, tuple[str, ...]], tuple[str, ...]] = {}
-
-    def member_modes(self, owner: str, member: TemplateCallableRow) -> tuple[str, ...]:
-        """How each parameter of ``member`` (a method of class ``owner``) crosses its shim,
-        from the argument intents given for it."""
-        names = tuple(name for name, _type, _default in member.params)
-        intents = self.member_intents.get((canonical_spelling(owner), member.name, names), ())
-        return intent_modes(intents, len(member.params))
 
     # -- where -----------------------------------------------------------------------------
     @property
@@ -223,8 +232,8 @@ class TemplateContext:
         if unknown:
 
             def ask() -> dict:
-                answer = self.probe(Probe(types_=unknown), what)
-                return {slot: self.describe(answer.types[slot]) for slot in unknown}
+                answer = self.probe(Probe(types_=unknown, optional=unknown), what)
+                return self.described(answer, unknown)
 
             for slot, description in self.recorded(record_key(unknown), ask).items():
                 if slot == "r":
@@ -233,6 +242,18 @@ class TemplateContext:
                     parameter_types[int(slot[1:])] = self.undescribe(description)
         return parameter_types, result_type
 
+    def described(self, answer: ProbeAnswer, asked: Mapping[str, str]) -> dict:
+        """A probe's type answers as record data; a type with no Numba counterpart but a size
+        becomes opaque storage of that size (``storage``)."""
+        described = {}
+        for slot, found in answer.types.items():
+            if found is NO_COUNTERPART and slot in answer.sizes:
+                size, align = answer.sizes[slot]
+                described[slot] = ["storage", bare_spelling(asked[slot]), size, align]
+            else:
+                described[slot] = self.describe(found)
+        return described
+
     # -- types in records -----------------------------------------------------------------
     def describe(self, numba_type: types.Type | None) -> Any:
         """A Numba type as record data (JSON), which :meth:`undescribe` turns back."""
@@ -240,6 +261,10 @@ class TemplateContext:
             return ["void"]
         if numba_type is NO_COUNTERPART:
             return ["unknown"]
+        if isinstance(numba_type, CxxOnlyType):
+            return ["cxx", numba_type.cxx_spelling]
+        if isinstance(numba_type, CxxStorageType):
+            return ["storage", numba_type.cxx_qual_name, numba_type.sizeof_, numba_type.alignof_]
         if isinstance(numba_type, types.CPointer):
             return ["pointer", self.describe(numba_type.dtype)]
         template = getattr(numba_type, "template_qual_name", None)
@@ -257,6 +282,10 @@ class TemplateContext:
             return None
         if kind == "unknown":
             return NO_COUNTERPART
+        if kind == "cxx":
+            return CxxOnlyType(description[1])
+        if kind == "storage":
+            return storage_type(*description[1:])
         if kind == "pointer":
             return types.CPointer(self.undescribe(description[1]))
         if kind == "instance":
@@ -287,79 +316,3 @@ def refresh_numba() -> None:
 
     cuda_target.typing_context.refresh()
     cuda_target.target_context.refresh()
-
-
-def resolve_values(
-    context: TemplateContext, given: Mapping[int, TemplateArgument | None], what: str
-) -> dict[int, TemplateArgument | None]:
-    """``given`` with every value argument written as C++ text given its value, which the
-    compiler evaluates once (``"ns::Mode::FAST"`` -> 2; recorded in the store). Raises
-    TemplateInstantiationError when the compiler rejects the text."""
-    resolved = dict(given)
-    for index, argument in given.items():
-        if argument is None or not argument.needs_value:
-            continue
-        text = argument.cxx
-
-        def ask(text: str = text) -> dict:
-            probe = Probe(constants={"v": f"static_cast<long long>({text})"})
-            return {
-                "value": context.probe(probe, f"{what} (template argument {text})").constants["v"]
-            }
-
-        record = context.recorded(["constant", context.library.preamble, text], ask)
-        resolved[index] = TemplateArgument(text, value=record["value"])
-    return resolved
-
-
-def complete_arguments(
-    context: TemplateContext,
-    params: Sequence[Any],
-    given: Mapping[int, TemplateArgument],
-    what: str,
-    hint: str = "",
-) -> list[TemplateArgument]:
-    """Every template argument, in order: the ``given`` ones (explicit or deduced, by index),
-    then defaults. A default is read in Python when it is a type spelling this process knows or
-    an integer expression; otherwise the compiler evaluates it (``int N = sizeof(T)``), once:
-    the answer is recorded in the store. Value arguments written as C++ text get their value
-    here (:func:`resolve_values`)."""
-    given = resolve_values(context, given, what)
-    arguments: list[TemplateArgument] = []
-    for index, param in enumerate(params):
-        if index in given and given[index] is not None:
-            arguments.append(given[index])
-            continue
-        if param.default is None:
-            raise TemplateInstantiationError(
-                f"{what}: template parameter {param.name or index} is neither deduced nor "
-                f"defaulted{'; ' + hint if hint else ''}"
-            )
-        text = substitute(param.default, arguments).strip()
-        arguments.append(_default(context, param, text, what))
-    return arguments
-
-
-def _default(context: TemplateContext, param: Any, text: str, what: str) -> TemplateArgument:
-    from .args import value_argument
-
-    if param.kind == "type":
-        found = numba_type_of(text)
-        if found is not None:
-            return TemplateArgument(canonical_spelling(text), numba_type=found)
-
-        def probe_type() -> dict:
-            answer = context.probe(Probe(types_={"d": text}), f"{what} (default {text})")
-            return {"type": context.describe(answer.types["d"])}
-
-        record = context.recorded(["default", context.library.preamble, text], probe_type)
-        return type_argument(context.undescribe(record["type"]))
-    value = integer_value(text)
-    if value is None:
-
-        def probe_value() -> dict:
-            answer = context.probe(Probe(constants={"d": text}), f"{what} (default {text})")
-            return {"value": answer.constants["d"]}
-
-        value = context.recorded(["default", context.library.preamble, text], probe_value)["value"]
-    return value_argument(bool(value) if param.value_type == "bool" else value)

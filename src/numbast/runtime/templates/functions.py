@@ -38,6 +38,7 @@ from .calls import (
     COMPOUND_OPERATORS,
     InstanceCalls,
     call_layout,
+    check_arguments,
     deduce_from_call,
     intent_modes,
     keyword_arguments,
@@ -45,7 +46,8 @@ from .calls import (
     plan_instance_call,
     with_keywords,
 )
-from .context import TemplateContext, complete_arguments
+from .completion import complete_arguments
+from .context import TemplateContext
 from .probe import TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
@@ -136,7 +138,7 @@ class FunctionTemplateBinder:
         self.callable = self.row.callable
         self.params = self.row.params
         self.context = context
-        self.modes = intent_modes(intents, len(self.callable.params))
+        self.modes = intent_modes(intents or self.callable.intents, len(self.callable.params))
 
     @property
     def is_operator(self) -> bool:
@@ -226,9 +228,7 @@ class _Instantiator:
             call = self._call(arguments, len(layout))
         except TemplateInstantiationError as exc:
             raise TypingError(str(exc)) from None
-        for actual, formal in zip(args, call.visible_args, strict=True):
-            if actual != formal and typing_context.can_convert(actual, formal) is None:
-                raise TypingError(f"{self._callee(arguments)}: cannot pass {actual} as {formal}")
+        check_arguments(typing_context, args, call.visible_args, self._callee(arguments))
         sig = with_keywords(call.signature(), kws or {})
         with self._lock:
             self._by_signature[sig.args] = call

@@ -30,6 +30,7 @@ from .args import Deduction, DeductionError, TemplateArgument, substitute
 from .calls import (
     COMPOUND_OPERATORS,
     declared_values,
+    intent_modes,
     needs_compiler_for_result,
     plan_instance_call,
 )
@@ -76,6 +77,10 @@ def instance_layout(
     context's instance store."""
     instance = f"::{spelling}"
     unknown = _unknown_types(context, row, arguments, instance)
+    # The public member types (``TempStorage``) are asked with the rest: declaring them is
+    # part of instantiating the class, so asking costs nothing more and cannot fail alone.
+    unknown.update({f"y{i}": f"typename {instance}::{name}" for i, name in
+                    enumerate(row.member_types)})  # fmt: skip
 
     def ask() -> dict:
         constants = {"size": f"sizeof({instance})", "align": f"alignof({instance})"}
@@ -105,10 +110,15 @@ def instance_layout(
                 for i, name in enumerate(row.public_fields)
                 if f"off{i}" in answer.constants
             },
-            "types": {slot: context.describe(t) for slot, t in answer.types.items()},
+            "types": context.described(answer, unknown),
         }
 
-    return context.recorded(["class", row.declaration, spelling], ask)
+    record = dict(context.recorded(["class", row.declaration, spelling], ask))
+    types_ = record["types"]
+    record["member_types"] = {
+        name: types_[f"y{i}"] for i, name in enumerate(row.member_types) if f"y{i}" in types_
+    }
+    return record
 
 
 def _unknown_types(
@@ -143,14 +153,13 @@ def _unknown_types(
 
 def instance_body(
     context: TemplateContext,
-    owner: str,
     row: ClassTemplateRow,
     arguments: list[TemplateArgument],
     numba_type: types.Type,
     spelling: str,
     layout: dict,
 ) -> StructBodyRow:
-    """The struct body of the instance ``spelling`` (of class template ``owner``) with its
+    """The struct body of the instance ``spelling`` with its
     members from ``row``: fields at the offsets of ``layout``, a call row per member that binds
     (the others are logged and left out), and the member templates."""
     answered = {slot: context.undescribe(d) for slot, d in layout["types"].items()}
@@ -166,11 +175,12 @@ def instance_body(
         if member.own_params:
             continue
         try:
-            members.append(
-                _member(
-                    context, owner, member, m, arguments, numba_type, spelling, resolved, answered
+            for shortened in with_defaults_left_out(member):
+                members.append(
+                    _member(
+                        context, shortened, m, arguments, numba_type, spelling, resolved, answered
+                    )  # fmt: skip
                 )
-            )
         except (TypeError, TemplateInstantiationError) as exc:
             logger.info("%s: member %s is not bound: %s", spelling, member.declaration, exc)
     return StructBodyRow(
@@ -201,9 +211,22 @@ def ambiguous_constructor_arguments(members: Sequence[MemberRow]) -> set[tuple]:
     return ambiguous
 
 
+def with_defaults_left_out(member: TemplateCallableRow) -> list[TemplateCallableRow]:
+    """``member`` as each call may give it: without some of its trailing parameters that have
+    defaults (``Sort(keys)`` for ``Sort(KeyT (&)[N], int begin_bit = 0, int end_bit = ...)``),
+    whose values C++ fills in; all of them last."""
+    count = len(member.params)
+    first = count
+    while first > 0 and member.params[first - 1][2]:
+        first -= 1
+    return [
+        member._replace(params=member.params[:arity], intents=member.intents[:arity])
+        for arity in range(first, count + 1)
+    ]
+
+
 def _member(
     context: TemplateContext,
-    owner: str,
     member: TemplateCallableRow,
     m: int,
     arguments: list[TemplateArgument],
@@ -224,7 +247,8 @@ def _member(
     instance = f"::{spelling}"
     this = ShimValue(numba_type, spelling, align=numba_type.alignof_)
     kind = member.kind
-    plan = functools.partial(plan_instance_call, member, params, callee=instance)
+    modes = intent_modes(member.intents, len(member.params))
+    plan = functools.partial(plan_instance_call, member, params, callee=instance, modes=modes)
     if kind == rows.CONSTRUCTOR:
         body = functools.partial(_constructor, instance)
         call = plan(numba_type, body)
@@ -240,10 +264,10 @@ def _member(
         )
     elif kind == rows.STATIC_METHOD:
         body = functools.partial(function_call_body, f"{instance}::{member.cxx_name}")
-        call = plan(result, body, modes=context.member_modes(owner, member))
+        call = plan(result, body)
     else:
         body = functools.partial(method_call_body, member.cxx_name)
-        call = plan(result, body, object_value=this, modes=context.member_modes(owner, member))
+        call = plan(result, body, object_value=this)
     return MemberRow(kind, member.name, call, member.flag)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import operator as operator_module
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,24 +21,31 @@ from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, signature
 
 from ...core.call_plans import ShimValue
-from ...core.rows import TemplateCallableRow, callable_row
-from ...core.shim_text import method_call_body
+from ...core.rows import OPERATOR, TemplateCallableRow, callable_row
+from ...core.shim_text import method_call_body, operator_body
 from ..calls import Call
 from ..cxx_types import cxx_spelling_of
+from ..structs import add_member_template_names, method_overloads
 from .args import Deduction, TemplateArgument
 from .calls import (
+    COMPOUND_OPERATORS,
     InstanceCalls,
     call_layout,
+    check_arguments,
     deduce_from_call,
+    intent_modes,
     keyword_arguments,
     lower_without_keywords,
     plan_instance_call,
     with_keywords,
 )
-from .context import TemplateContext, complete_arguments
+from .completion import complete_arguments
+from .context import TemplateContext
 from .probe import TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
+
+CALL_OPERATOR = "__call__"  # planning.templates binds operator() under this name
 
 
 def add_member_templates(
@@ -49,10 +57,13 @@ def add_member_templates(
     """Make the member templates ``rows`` callable on objects of ``numba_type``."""
     by_name: dict[str, list[_MemberTemplate]] = {}
     for row in map(callable_row, rows):
-        by_name.setdefault(row.name, []).append(
-            _MemberTemplate(row, numba_type, tuple(class_arguments), context)
-        )
+        member = _MemberTemplate(row, numba_type, tuple(class_arguments), context)
+        if row.kind == OPERATOR:
+            _bind_operator(member)
+            continue
+        by_name.setdefault(row.name, []).append(member)
     templates = {name: _typing_template(name, members) for name, members in by_name.items()}
+    add_member_template_names(numba_type, templates)
 
     class MemberTemplateAttributes(AttributeTemplate):
         key = type(numba_type)
@@ -73,6 +84,13 @@ def _typing_template(name: str, members: list[_MemberTemplate]) -> type:
         key = dispatcher
 
         def generic(self, args, kws):
+            plain = method_overloads(self.this, name)
+            if plain is not None and not kws:
+                # A plain method of the name that takes these arguments is preferred.
+                sig = plain(self.context).apply(args, kws)
+                if sig is not None:
+                    dispatcher.plain[(self.this, *sig.args)] = plain
+                    return sig
             failures = []
             for member in members:
                 try:
@@ -88,7 +106,38 @@ def _typing_template(name: str, members: list[_MemberTemplate]) -> type:
 
     registries = members[0].context.registries
     registries.lowering.lower(dispatcher, types.VarArg(types.Any))(dispatcher.lower)
+    if name == CALL_OPERATOR:
+        # ``f(args)`` on a functor whose operator() is a template (``cuda::std::plus<>``).
+        this_type = members[0].numba_type
+        registries.lowering.lower(this_type, types.VarArg(types.Any))(dispatcher.lower)
     return MemberTemplateCall
+
+
+def _bind_operator(member: _MemberTemplate) -> None:
+    """A member operator template (``template <class U> Pair &operator+=(const Pair<U> &)``)
+    on its Python operator: it applies when the left operand is the object's type."""
+    dispatcher = _Dispatcher([member])
+    member.dispatcher = dispatcher
+    key = getattr(operator_module, member.row.name)
+
+    class MemberOperatorTemplate(AbstractTemplate):
+        def generic(self, args, kws):
+            if kws or not args or types.unliteral(args[0]) != member.numba_type:
+                return None
+            try:
+                sig = member.signature_for(self.context, args[0], args[1:], {})
+            except TypingError as exc:
+                logger.debug("%s does not apply: %s", member.row.declaration, exc)
+                return None
+            return signature(sig.return_type, args[0], *sig.args)
+
+        def get_impl_key(self, sig):
+            return dispatcher
+
+    MemberOperatorTemplate.key = key
+    registries = member.context.registries
+    registries.typing.register_global(key, types.Function(MemberOperatorTemplate))
+    registries.lowering.lower(dispatcher, types.VarArg(types.Any))(dispatcher.lower)
 
 
 class _Dispatcher:
@@ -97,8 +146,13 @@ class _Dispatcher:
     def __init__(self, members: list[_MemberTemplate]) -> None:
         self.members = members
         self.calls: dict[tuple, Call] = {}
+        self.plain: dict[tuple, type] = {}  # calls typing gave to a plain method of the name
 
     def lower(self, context, builder, sig, args):
+        plain = self.plain.get(sig.args)
+        if plain is not None and sig.args not in self.calls:
+            method = types.BoundFunction(plain, sig.args[0])
+            return context.get_function(method, sig)(builder, args)
         call = self.calls[sig.args]
         library = self.members[0].context.library
         count = len(call.visible_args)  # the receiver and the arguments the call passes
@@ -119,8 +173,7 @@ class _MemberTemplate:
         self.context = context
         self._calls = InstanceCalls()  # by argument keys
         self.dispatcher: _Dispatcher | None = None  # set when its method name is registered
-        owner = getattr(numba_type, "template_qual_name", None) or cxx_spelling_of(numba_type)
-        self.modes = context.member_modes(owner, row)
+        self.modes = intent_modes(row.intents, len(row.params))
 
     def signature_for(self, typing_context, this, args, kws):
         row, own = self.row, self.row.own_params
@@ -129,7 +182,9 @@ class _MemberTemplate:
         if others:
             raise TypingError(f"{row.declaration}: {', '.join(others)} is no template parameter")
         if any(value is None for value in keywords.values()):
-            return None  # a value given as a non-constant: Numba retries with literals
+            # A value given as a non-constant: raising (not returning None) makes Numba's
+            # bound-method typing retry with literal values.
+            raise TypingError(f"{row.declaration}: template arguments by name are constants")
         layout = call_layout(row.params, self.modes, len(args), row.declaration)
         if len(layout) != len(row.params):
             raise TypingError(f"{row.declaration}: give every argument")
@@ -155,9 +210,7 @@ class _MemberTemplate:
         except TemplateInstantiationError as exc:
             raise TypingError(str(exc)) from None
         formals = call.visible_args[1:]
-        for actual, formal in zip(args, formals, strict=True):
-            if actual != formal and typing_context.can_convert(actual, formal) is None:
-                raise TypingError(f"{row.declaration}: cannot pass {actual} as {formal}")
+        check_arguments(typing_context, args, formals, row.declaration)
         sig = with_keywords(signature(call.numba_return_type, *formals, recvr=this), kws or {})
         self.dispatcher.calls[(this, *sig.args)] = call
         return sig
@@ -175,7 +228,8 @@ class _MemberTemplate:
     def _instantiate(self, arguments: list[TemplateArgument], own: list[TemplateArgument]) -> Call:
         row, context = self.row, self.context
         this = cxx_spelling_of(self.numba_type)
-        method = f"{row.cxx_name}<{', '.join(a.cxx for a in own)}>"
+        name = f"operator{row.cxx_name}" if row.kind == OPERATOR else row.cxx_name
+        method = f"{name}<{', '.join(a.cxx for a in own)}>"
         params, result = context.callable_types(
             row.params,
             row.result,
@@ -185,13 +239,19 @@ class _MemberTemplate:
             lambda _unknown: ["member", row.declaration, this, method],
         )
         object_value = ShimValue(self.numba_type, this, align=self.numba_type.alignof_)
+        compound = row.kind == OPERATOR and row.name in COMPOUND_OPERATORS
+        if row.kind == OPERATOR:  # spelled as an expression: C++ deduces the same arguments
+            body = functools.partial(operator_body, row.cxx_name)
+        else:
+            body = functools.partial(method_call_body, method)
         plan = plan_instance_call(
             row,
             params,
-            result,
-            functools.partial(method_call_body, method),
+            None if compound else result,
+            body,
             callee=f"::{this}::{method}",
             object_value=object_value,
             modes=self.modes,
+            returns_first_argument=compound,
         )
         return Call.from_plan(plan)

@@ -20,7 +20,7 @@ from numba.cuda import types
 from ...core.cxx_names import BUILTIN_NUMBA_NAMES, vector_type_names
 from ...core.nvrtc import NvrtcError, compile_unit, unit_options
 from ...core.rows import VALUE_PARAMETER
-from ..cxx_types import cxx_spelling_of
+from ..cxx_types import canonical_spelling, cxx_spelling_of
 
 PROBE_NAMESPACE = "nbi_probe"
 POINTER_STEP = 1 << 24  # a type's code grows by this per level of pointer
@@ -58,6 +58,9 @@ class KnownTemplate(NamedTuple):
 class ProbeAnswer(NamedTuple):
     constants: dict[str, int]
     types: dict[str, types.Type | None]  # None: the type is void
+    # type slot -> (size, alignment) of its type, when it is complete (opaque storage for a
+    # type with no Numba counterpart is made from these)
+    sizes: dict[str, tuple[int, int]] = {}  # noqa: RUF012 (never mutated: run makes its own)
 
 
 class Probe:
@@ -106,10 +109,13 @@ class Probe:
                 "(and the header's include directories and defines)."
             ) from None
         values = {m[1]: _signed(int(m[2] or 0)) for m in _CONSTANT.finditer(ptx.decode())}
-        answer = ProbeAnswer({}, {})
+        answer = ProbeAnswer({}, {}, {})
         for constant in self.constants:
             answer.constants[constant] = values[f"nbi_c_{constant}"]
         for slot in self.types:
+            size = values.get(f"nbi_t_{slot}_size", -1)
+            if size >= 0:
+                answer.sizes[slot] = (size, values.get(f"nbi_t_{slot}_align", 1))
             try:
                 answer.types[slot] = _decode(values, f"nbi_t_{slot}", candidates, templates, what)
             except TemplateInstantiationError:
@@ -138,6 +144,11 @@ class Probe:
                 f'extern "C" __device__ const long long nbi_t_{name} = '
                 f"{ns}::code<{stripped}>::value;"
             )
+            for measure in ("size", "align"):
+                lines.append(
+                    f'extern "C" __device__ const long long nbi_t_{name}_{measure} = '
+                    f"{ns}::measured<{stripped}>::{measure};"
+                )
             for position in range(MAX_TEMPLATE_ARGUMENTS):
                 lines.append(
                     f'extern "C" __device__ const long long nbi_t_{name}_a{position} = '
@@ -164,7 +175,13 @@ template <class T> struct code<T *> {{
 template <class T> struct argument {{
   {" ".join(f"static constexpr long long a{i} = 0;" for i in range(MAX_TEMPLATE_ARGUMENTS))}
 }};
-template <class T> struct argument<T *> : argument<typename strip<T>::type> {{}};"""
+template <class T> struct argument<T *> : argument<typename strip<T>::type> {{}};
+template <class T, class = void> struct measured {{
+  static constexpr long long size = -1, align = -1;  // incomplete, void, a function
+}};
+template <class T> struct measured<T, decltype(void(sizeof(T)))> {{
+  static constexpr long long size = sizeof(T), align = alignof(T);
+}};"""
 
 
 def _recognisable(known: KnownTemplate) -> bool:
@@ -211,12 +228,15 @@ def _candidates(declared: Sequence[types.Type]) -> list[tuple[str, types.Type | 
         found.setdefault(numba_type if numba_type is not None else "void", (cxx, numba_type))
     for cxx, name in vector_type_names().items():
         found.setdefault(vector_types[name], (cxx, vector_types[name]))
+    spellings = {canonical_spelling(spelling) for spelling, _t in found.values()}
     for numba_type in declared:
         try:
             spelling = cxx_spelling_of(numba_type)
         except TypeError:
             continue
-        if numba_type not in found:
+        key = canonical_spelling(spelling)
+        if numba_type not in found and key not in spellings:
+            spellings.add(key)
             found[numba_type] = (f"::{spelling.removeprefix('::')}", numba_type)
     return list(found.values())
 
