@@ -1,0 +1,170 @@
+"""CUB's block and warp primitives through ``import cuda_headers.cub_blocks``: a wrapper header
+including them, mapped with the CCCL headers that declare them retained (whichever CCCL the
+toolkit wheels installed: the paths are looked up, not assumed), and the kernels the CPU tests
+link and the GPU tests check against NumPy. Each primitive's TempStorage is in shared memory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+from numba.cuda import types
+
+THREADS = 128  # a block
+ITEMS = 4  # items per thread for load, store and sort
+WARPS = THREADS // 32
+
+WRAPPER = """\
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_store.cuh>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/warp/warp_reduce.cuh>
+#include <cuda/functional>
+"""
+
+RETAINED = (
+    "cub/block/block_reduce.cuh",
+    "cub/block/block_scan.cuh",
+    "cub/block/block_load.cuh",
+    "cub/block/block_store.cuh",
+    "cub/block/block_radix_sort.cuh",
+    "cub/warp/warp_reduce.cuh",
+    "cuda/__functional/maximum.h",  # cuda::maximum
+)
+
+
+def cccl_dir() -> str:
+    from cuda import pathfinder
+
+    found = pathfinder.find_nvidia_header_directory("cccl")
+    if found is None:
+        raise LookupError("no CCCL headers: pip install 'numba-cuda[cu13]'")
+    return found
+
+
+def register_cub(directory) -> str:
+    """Write the wrapper into ``directory`` and map ``cuda_headers.cub_blocks`` to it; returns
+    the module name."""
+    import os
+
+    import numbast_import
+
+    cccl = cccl_dir()
+    wrapper = directory / "cub_blocks.cuh"
+    wrapper.write_text(WRAPPER)
+    retain = [os.path.join(cccl, path) for path in RETAINED]
+    numbast_import.register(
+        "cub_blocks",
+        wrapper,
+        retain=[path for path in retain if os.path.exists(path)],
+        # NVIDIA's nested form for a member template's parameter (the default reading of
+        # ``T (&)[N]`` is the same: the kernel passes its array).
+        function_argument_intents={"BlockLoad": {"Load": {"dst_items": "out_ptr"}}},
+    )
+    return "cuda_headers.cub_blocks"
+
+
+# -- kernels -----------------------------------------------------------------------------------
+
+
+def reduce_kernel(cub):
+    Reduce = cub.BlockReduce[types.int32, THREADS]
+    Maximum = cub.maximum[types.int32]
+
+    def kernel(values, out):
+        storage = cuda.shared.array(1, Reduce.TempStorage)
+        i = cuda.blockIdx.x * THREADS + cuda.threadIdx.x
+        total = Reduce(storage).Sum(values[i])
+        cuda.syncthreads()  # the storage is reused
+        largest = Reduce(storage).Reduce(values[i], Maximum())
+        if cuda.threadIdx.x == 0:
+            out[2 * cuda.blockIdx.x] = total
+            out[2 * cuda.blockIdx.x + 1] = largest
+
+    return kernel
+
+
+def reduce_expected(values: np.ndarray) -> np.ndarray:
+    blocks = values.reshape(-1, THREADS)
+    return np.stack([blocks.sum(axis=1), blocks.max(axis=1)], axis=1).ravel()
+
+
+def scan_kernel(cub):
+    Scan = cub.BlockScan[types.int32, THREADS]
+
+    def kernel(values, inclusive, exclusive):
+        storage = cuda.shared.array(1, Scan.TempStorage)
+        i = cuda.blockIdx.x * THREADS + cuda.threadIdx.x
+        inclusive[i] = Scan(storage).InclusiveSum(values[i])  # T& output: returned
+        cuda.syncthreads()
+        exclusive[i] = Scan(storage).ExclusiveSum(values[i])
+
+    return kernel
+
+
+def scan_expected(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    blocks = values.reshape(-1, THREADS)
+    inclusive = np.cumsum(blocks, axis=1)
+    return inclusive.ravel(), (inclusive - blocks).ravel()
+
+
+def warp_kernel(cub):
+    Warp = cub.WarpReduce[types.float32]
+
+    def kernel(values, out):
+        storage = cuda.shared.array(WARPS, Warp.TempStorage)  # one per warp
+        warp = cuda.threadIdx.x // 32
+        i = cuda.blockIdx.x * THREADS + cuda.threadIdx.x
+        total = Warp(storage[warp:]).Sum(values[i])
+        if cuda.threadIdx.x % 32 == 0:
+            out[cuda.blockIdx.x * WARPS + warp] = total
+
+    return kernel
+
+
+def warp_expected(values: np.ndarray) -> np.ndarray:
+    return values.reshape(-1, 32).sum(axis=1)
+
+
+def load_store_kernel(cub, algorithm: str):
+    """BlockLoad then BlockStore of ITEMS per thread, each item plus one; ``algorithm`` is
+    ``DIRECT`` or ``WARP_TRANSPOSE``."""
+    from numbast import element_pointer
+
+    Load = cub.BlockLoad[types.int32, THREADS, ITEMS, getattr(cub, f"BLOCK_LOAD_{algorithm}")]
+    Store = cub.BlockStore[types.int32, THREADS, ITEMS, getattr(cub, f"BLOCK_STORE_{algorithm}")]
+
+    def kernel(source, out):
+        load_storage = cuda.shared.array(1, Load.TempStorage)
+        store_storage = cuda.shared.array(1, Store.TempStorage)
+        items = cuda.local.array(ITEMS, types.int32)
+        offset = cuda.blockIdx.x * THREADS * ITEMS
+        Load(load_storage).Load(element_pointer(source, offset), items)
+        for k in range(ITEMS):
+            items[k] += 1
+        Store(store_storage).Store(element_pointer(out, offset), items)
+
+    return kernel
+
+
+def sort_kernel(cub, key_type):
+    """BlockRadixSort of THREADS * ITEMS keys per block, in a blocked arrangement."""
+    Sort = cub.BlockRadixSort[key_type, THREADS, ITEMS]
+
+    def kernel(keys, out):
+        storage = cuda.shared.array(1, Sort.TempStorage)
+        items = cuda.local.array(ITEMS, key_type)
+        base = cuda.blockIdx.x * THREADS * ITEMS + cuda.threadIdx.x * ITEMS
+        for k in range(ITEMS):
+            items[k] = keys[base + k]
+        Sort(storage).Sort(items)  # begin_bit and end_bit left to their defaults
+        for k in range(ITEMS):
+            out[base + k] = items[k]
+
+    return kernel
+
+
+def sort_expected(keys: np.ndarray) -> np.ndarray:
+    return np.sort(keys.reshape(-1, THREADS * ITEMS), axis=1).ravel()
