@@ -11,7 +11,6 @@ runtime.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
 
 from numba.cuda import types
 
@@ -60,50 +59,6 @@ def _carries_name(numba_type: types.Type) -> bool:
     return getattr(numba_type, "cxx_qual_name", None) is not None or isinstance(
         numba_type, types.IntEnumMember
     )
-
-
-# canonical qualified enumerator (``cub::BLOCK_SCAN_RAKING``, ``cub::BlockScanAlgorithm::
-# BLOCK_SCAN_RAKING``) -> its value, for the enums bound in this process
-_ENUMERATORS: dict[str, int] = shared_table("enumerator_values", dict)
-
-
-def register_enumerators(qual_name: str, members: Iterable[tuple[str, int]], scoped: bool) -> None:
-    """Know the values of the enumerators of the bound enum ``qual_name``: C++ text naming one
-    (a template default, an argument given as text) is then read without the compiler."""
-    enum_name = canonical_spelling(qual_name)
-    scope = enum_name.rpartition("::")[0]
-    with LOCK:
-        for name, value in members:
-            _ENUMERATORS[f"{enum_name}::{name}"] = int(value)
-            if not scoped:  # also in the enclosing scope, as C++ puts it
-                _ENUMERATORS[f"{scope}::{name}" if scope else name] = int(value)
-
-
-def enumerator_value(text: str) -> int | None:
-    """The value of a bound enumerator written as qualified C++ text, or None."""
-    return _ENUMERATORS.get(canonical_spelling(text))
-
-
-class CxxOnlyType(types.Opaque):
-    """A C++ type with no Numba counterpart, known by its spelling alone: what a template
-    argument such as CUB's ``NullType`` is when nothing binds it. It names the type in shims
-    and probes; kernels never hold a value of it."""
-
-    def __init__(self, spelling: str) -> None:
-        self.cxx_spelling = spelling
-        super().__init__(name=spelling)
-
-
-def cxx_only_type(spelling: str) -> types.Type:
-    """The Numba type standing for the C++ type ``spelling``: a bound one when there is one,
-    else a :class:`CxxOnlyType` (one per spelling)."""
-    found = numba_type_of(spelling)
-    if found is not None:
-        return found
-    text = canonical_spelling(spelling)
-    if text not in BUILTIN_NUMBA_NAMES:  # ``void`` stays as it is; names are qualified
-        text = f"::{text}"
-    return CxxOnlyType(text)
 
 
 @functools.cache

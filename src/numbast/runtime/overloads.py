@@ -11,7 +11,6 @@ from typing import Any
 from numba.cuda import types
 from numba.cuda.typing.templates import ConcreteTemplate, Signature
 
-from .array_decay import decayed_arguments, install_array_decay
 from .deferred import after_refresh
 from .state import LOCK, shared_table
 
@@ -133,11 +132,13 @@ def apply_with_arrays_decayed(apply: Callable, args: tuple, kws: dict) -> Any:
     """``apply(args, kws)``; when that finds no overload, again with the arrays among ``args``
     passed as pointers to their elements (as C++ passes arrays to pointer parameters)."""
     sig = apply(args, kws)
-    if sig is None:
-        decayed = decayed_arguments(tuple(args))
-        if decayed is not None:
-            install_array_decay()
-            sig = apply(decayed, kws)
+    if sig is None and any(isinstance(a, types.Array) for a in args):
+        try:
+            from .array_decay import decayed_arguments, install_array_decay
+        except ImportError:  # a standalone copy whose rows take no pointer: nothing to decay to
+            return None
+        install_array_decay()
+        sig = apply(decayed_arguments(tuple(args)), kws)
     return sig
 
 

@@ -26,7 +26,6 @@ from ..core.rows import (
     StructRow,
 )
 from .calls import Call
-from .cxx_types import register_spelling
 from .overloads import (
     DEFAULT_REGISTRIES,
     FunctionStubs,
@@ -73,8 +72,6 @@ def register_struct(
         from .native_twins import link_native_twin
 
         link_native_twin(row.qual_name, numba_type)
-    # Probes and instance records name types by their C++ spelling: find this one by it too.
-    register_spelling(row.qual_name, numba_type)
     if stub is None:
         stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
     add_struct_stub(numba_type, stub, registries)

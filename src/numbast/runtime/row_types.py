@@ -11,7 +11,6 @@ from typing import Any
 from numba.cuda import types as numba_types
 
 from ..core.rows import EnumRow, StructRow
-from .cxx_types import register_enumerators
 from .structs import make_struct_type
 
 
@@ -39,7 +38,6 @@ def make_enum(row: EnumRow, module_name: str = "") -> type[enum.IntEnum]:
     # The mark that makes its members bound types (operators of the enum apply to them).
     py_enum._cxx_name_ = qual_name
     py_enum._cxx_scoped_ = scoped
-    register_enumerators(qual_name, members, scoped)
     return py_enum
 
 

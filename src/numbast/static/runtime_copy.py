@@ -42,6 +42,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "the toolkit's vector functions (make_float3) beside the header's": (
         "runtime.vector_functions",
     ),
+    "arrays passed where pointers are taken": ("runtime.array_decay",),
 }
 
 _LOADER = '''\
@@ -104,8 +105,20 @@ def runtime_features(plan: ModulePlan) -> list[str]:
         "the toolkit's vector functions (make_float3) beside the header's": any(
             not row.operator and toolkit_vector_function(row.qual_name) for row in plan.functions
         ),
+        "arrays passed where pointers are taken": bool(
+            plan.class_templates or plan.function_templates
+        )
+        or any(
+            argument.mode == rows.POINTER or _is_pointer(getattr(argument.type, "description", ()))
+            for call in [row.call for row in plan.functions] + [m.call for m in members]
+            for argument in call.arguments
+        ),
     }
     return [feature for feature in FEATURES if used[feature]]
+
+
+def _is_pointer(description: tuple) -> bool:
+    return bool(description) and description[0] in ("pointer", "voidptr")
 
 
 def _points_to_a_struct(description: tuple) -> bool:

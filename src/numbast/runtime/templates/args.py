@@ -26,10 +26,10 @@ from ...core.rows import VALUE_PARAMETER, TemplateParamRow
 from ..cxx_types import (
     NoCxxSpelling,
     canonical_spelling,
-    cxx_only_type,
     cxx_spelling_of,
     numba_type_of,
 )
+from .storage import cxx_only_type
 
 
 class TemplateArgument(NamedTuple):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cxx_types import canonical_spelling, cxx_only_type, enumerator_value, numba_type_of
+from ..cxx_types import canonical_spelling, numba_type_of
 from .args import (
     TemplateArgument,
     integer_value,
@@ -20,6 +20,7 @@ from .args import (
 )
 from .context import TemplateContext
 from .probe import NO_COUNTERPART, Probe, TemplateInstantiationError
+from .storage import cxx_only_type
 
 
 def resolve_values(
@@ -33,7 +34,7 @@ def resolve_values(
         if argument is None or not argument.needs_value:
             continue
         text = argument.cxx
-        known = enumerator_value(text)
+        known = context.enumerator_value(text)
         if known is not None:
             resolved[index] = TemplateArgument(text, value=known)
             continue
@@ -95,7 +96,7 @@ def _default(context: TemplateContext, param: Any, text: str, what: str) -> Temp
         return type_argument(context.undescribe(record["type"]))
     value = integer_value(text)
     if value is None:
-        value = enumerator_value(text)
+        value = context.enumerator_value(text)
     if value is None:
 
         def probe_value() -> dict:

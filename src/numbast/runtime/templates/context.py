@@ -23,7 +23,6 @@ from numba.cuda import types
 
 from ...core.rows import TemplateTypeRow
 from ..cxx_types import (
-    CxxOnlyType,
     canonical_spelling,
     cxx_spelling_of,
     numba_type_of,
@@ -46,7 +45,7 @@ from .probe import (
     ProbeAnswer,
     TemplateInstantiationError,
 )
-from .storage import CxxStorageType, bare_spelling, storage_type
+from .storage import CxxOnlyType, CxxStorageType, bare_spelling, storage_type
 
 logger = logging.getLogger(__name__)
 
@@ -299,10 +298,39 @@ class TemplateContext:
                 for d in description[2]
             ]
             return binder.instance_type(arguments)
-        found = numba_type_of(description[1])
+        found = numba_type_of(description[1]) or self._bound_types().get(
+            canonical_spelling(description[1])
+        )
         if found is None:
             raise TemplateInstantiationError(f"C++ type {description[1]} is not bound")
         return found
+
+    # -- what the bindings bound -----------------------------------------------------------
+    def _bound_types(self) -> dict[str, types.Type]:
+        """The library's bound structs by C++ spelling (records name them so)."""
+        return {
+            canonical_spelling(t.cxx_qual_name): t
+            for t in list(self.library.bound_types)
+            if getattr(t, "cxx_qual_name", None) is not None
+        }
+
+    def enumerator_value(self, text: str) -> int | None:
+        """The value of an enumerator of an enum these bindings bound, written as qualified
+        C++ text (``cub::BLOCK_SCAN_RAKING``, ``cub::BlockScanAlgorithm::BLOCK_SCAN_RAKING``:
+        an unscoped enum's enumerators are also in the enclosing scope), or None."""
+        wanted = canonical_spelling(text)
+        scope, _, name = wanted.rpartition("::")
+        for numba_type in list(self.library.bound_types):
+            enum_class = getattr(numba_type, "instance_class", None)
+            enum_name = getattr(enum_class, "_cxx_name_", None)
+            if enum_name is None or name not in enum_class.__members__:
+                continue
+            enum_name = canonical_spelling(enum_name)
+            enclosing = enum_name.rpartition("::")[0]
+            unscoped = not getattr(enum_class, "_cxx_scoped_", False)
+            if scope == enum_name or (unscoped and scope == enclosing):
+                return int(enum_class[name])
+        return None
 
 
 def register_instance_spelling(spelling: str, numba_type: types.Type) -> None:

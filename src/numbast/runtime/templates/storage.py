@@ -1,4 +1,5 @@
-"""C++ types that nothing binds, held as opaque storage of their size and alignment.
+"""C++ types that nothing binds: named by their spelling alone (a template argument such as
+CUB's ``NullType``), or held as opaque storage of their size and alignment.
 
 Libraries hand their users types to hold but not to look into: CUB's
 ``BlockReduce<int, 128>::TempStorage`` goes in shared memory and is passed to the constructor.
@@ -19,7 +20,8 @@ from numba.cuda import types
 from numba.cuda.datamodel.models import PrimitiveModel, StructModel
 from numba.cuda.extending import register_model
 
-from ..cxx_types import canonical_spelling, register_spelling
+from ...core.cxx_names import BUILTIN_NUMBA_NAMES
+from ..cxx_types import canonical_spelling, numba_type_of, register_spelling
 from ..state import LOCK, shared_table
 
 logger = logging.getLogger(__name__)
@@ -39,6 +41,28 @@ class CxxStorageType(types.Type):
         self.sizeof_ = size
         self.alignof_ = align
         super().__init__(name=spelling)
+
+
+class CxxOnlyType(types.Opaque):
+    """A C++ type with no Numba counterpart, known by its spelling alone: what a template
+    argument such as CUB's ``NullType`` is when nothing binds it. It names the type in shims
+    and probes; kernels never hold a value of it."""
+
+    def __init__(self, spelling: str) -> None:
+        self.cxx_spelling = spelling  # what cxx_spelling_of gives
+        super().__init__(name=spelling)
+
+
+def cxx_only_type(spelling: str) -> types.Type:
+    """The Numba type standing for the C++ type ``spelling``: a bound one when there is one,
+    else a :class:`CxxOnlyType` (one per spelling; ``void`` as it is, names qualified)."""
+    found = numba_type_of(spelling)
+    if found is not None:
+        return found
+    text = canonical_spelling(spelling)
+    if text not in BUILTIN_NUMBA_NAMES:
+        text = f"::{text}"
+    return CxxOnlyType(text)
 
 
 class _Word128(types.Type):
@@ -93,4 +117,4 @@ def storage_type(spelling: str, size: int, align: int) -> types.Type:
     return found
 
 
-__all__ = ["CxxStorageType", "bare_spelling", "storage_type"]
+__all__ = ["CxxOnlyType", "CxxStorageType", "bare_spelling", "cxx_only_type", "storage_type"]
