@@ -6,6 +6,8 @@ link and the GPU tests check against NumPy. Each primitive's TempStorage is in s
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numba import cuda
 from numba.cuda import types
@@ -31,8 +33,22 @@ RETAINED = (
     "cub/block/block_store.cuh",
     "cub/block/block_radix_sort.cuh",
     "cub/warp/warp_reduce.cuh",
-    "cuda/__functional/maximum.h",  # cuda::maximum
 )
+
+
+def maximum_header(cccl: str) -> str:
+    """The CCCL header that defines ``cuda::maximum`` (``cuda/__functional/maximum.h`` in the
+    CCCL this was written with; found by its definition, as layouts move between versions)."""
+    import glob
+    import re
+
+    definition = re.compile(r"struct\s+(?:\w+\s+)*maximum\b")
+    candidates = sorted(glob.glob(os.path.join(cccl, "cuda", "__functional", "*.h")))
+    for path in candidates + [os.path.join(cccl, "cuda", "functional")]:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            if definition.search(file.read()):
+                return path
+    raise LookupError(f"no header under {cccl} defines cuda::maximum")
 
 
 def cccl_dir() -> str:
@@ -47,18 +63,16 @@ def cccl_dir() -> str:
 def register_cub(directory) -> str:
     """Write the wrapper into ``directory`` and map ``cuda_headers.cub_blocks`` to it; returns
     the module name."""
-    import os
-
     import numbast_import
 
     cccl = cccl_dir()
     wrapper = directory / "cub_blocks.cuh"
     wrapper.write_text(WRAPPER)
-    retain = [os.path.join(cccl, path) for path in RETAINED]
+    retain = [os.path.join(cccl, path) for path in RETAINED] + [maximum_header(cccl)]
     numbast_import.register(
         "cub_blocks",
         wrapper,
-        retain=[path for path in retain if os.path.exists(path)],
+        retain=retain,
         # NVIDIA's nested form for a member template's parameter (the default reading of
         # ``T (&)[N]`` is the same: the kernel passes its array).
         function_argument_intents={"BlockLoad": {"Load": {"dst_items": "out_ptr"}}},
