@@ -190,6 +190,7 @@ def generate(
             "included_stamps": included_file_stamps(read, started),
             "shims_left_out": list(compiled.left_out),
             "shims_rejected": dict(compiled.errors),
+            "nvrtc_options": list(config.shim_nvrtc_options),
             "coverage": summarize(rendered.decisions, compiled.errors, probes),
             "project": mapping.pyproject or mapping.source,
             "regenerate": regenerate,

@@ -44,6 +44,8 @@ class EntryContext:
         # Shim -> NVRTC's message for those left out of the LTO-IR (kernels calling one are
         # refused with it).
         self._rejected = dict(entry.manifest.get("shims_rejected") or {})
+        # The NVRTC options the shims were compiled with (-default-device when detected).
+        self.nvrtc_options = list(entry.manifest.get("nvrtc_options") or [])
 
     def use_compiled_shims(self, library: Any) -> None:
         """Kernels link the entry's LTO-IR (with the shims of template instances, when they use
@@ -60,7 +62,9 @@ class EntryContext:
         """The header's ``__global__`` functions, launched from the host (compiled when used)."""
         from numbast_import.header_kernels import kernel_launchers
 
-        return kernel_launchers(module_name, rows, preamble, self.arch, self.include_dirs)
+        return kernel_launchers(
+            module_name, rows, preamble, self.arch, self.include_dirs, self.nvrtc_options
+        )
 
 
 def run_entry(

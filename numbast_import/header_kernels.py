@@ -18,10 +18,17 @@ from typing import Any
 class HeaderKernels:
     """The kernels of one header module: one compiled module for all of them."""
 
-    def __init__(self, preamble: str, arch: str, include_dirs: Sequence[str]) -> None:
+    def __init__(
+        self,
+        preamble: str,
+        arch: str,
+        include_dirs: Sequence[str],
+        nvrtc_options: Sequence[str] = (),
+    ) -> None:
         self.preamble = preamble
         self.arch = arch
         self.include_dirs = list(include_dirs)
+        self.nvrtc_options = list(nvrtc_options)  # the header's own (-default-device)
         self._module: Any = None
         self._lock = threading.Lock()
 
@@ -37,6 +44,7 @@ class HeaderKernels:
                     no_extern_c=True,
                     arch=self.arch,
                     include_dirs=self.include_dirs,
+                    options=self.nvrtc_options,
                 )
             return self._module
 
@@ -77,11 +85,16 @@ class HeaderKernel:
 
 
 def kernel_launchers(
-    module_name: str, rows: Sequence[Any], preamble: str, arch: str, include_dirs: Sequence[str]
+    module_name: str,
+    rows: Sequence[Any],
+    preamble: str,
+    arch: str,
+    include_dirs: Sequence[str],
+    nvrtc_options: Sequence[str] = (),
 ) -> dict[str, HeaderKernel]:
     """A launcher per ``__global__`` function (``rows``: the module's kernel rows), all compiled
-    together from ``preamble`` the first time one is used."""
+    together from ``preamble`` the first time one is used, with the header's NVRTC options."""
     if not rows:
         return {}
-    kernels = HeaderKernels(preamble, arch, include_dirs)
+    kernels = HeaderKernels(preamble, arch, include_dirs, nvrtc_options)
     return {row[0]: HeaderKernel(kernels, row, module_name) for row in rows}

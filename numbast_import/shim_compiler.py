@@ -100,29 +100,31 @@ def compile_shims_to_ltoir(
 
 
 class _Compiler:
-    """NVRTC for one module's shims: whole units, and the smaller ones that pin errors. After
-    a first failure every compile asks NVRTC to precompile the header once and reuse it (when
-    this NVRTC can): the rounds and probes that follow differ only in their shims."""
+    """NVRTC for one module's shims: whole units, and the smaller ones that pin errors. Once
+    several compiles are sure to follow (probing halves, or a third round), every compile asks
+    NVRTC to precompile the header once and reuse it (when this NVRTC can): they differ only in
+    their shims. (Making the precompiled header costs about one more compile.)"""
 
     def __init__(self, preamble: str, name: str, options: list[str]) -> None:
         self.preamble = preamble
         self.name = name
         self.options = options
-        self._failed = False
+        self._failures = 0
+        self._probing = False
 
     def compile(self, source: str) -> tuple:
         """(LTO-IR, "") or (None, NVRTC's log)."""
         from numbast.core.nvrtc import NvrtcError, compile_unit
 
         options = self.options
-        if self._failed:
+        if self._probing or self._failures >= 2:
             from numbast_import.rtc.options import nvrtc_accepts
 
             options = [*options, *(["-pch"] if nvrtc_accepts("-pch") else [])]
         try:
             return compile_unit(source, self.name, options, "ltoir").code, ""
         except NvrtcError as exc:
-            self._failed = True
+            self._failures += 1
             return None, exc.log
 
     def rejected_shims(self, shims: list[tuple[str, str]], log: str) -> dict[str, str]:
@@ -132,6 +134,7 @@ class _Compiler:
         rejected, unpinned = _pinned(errors_in(log), names)
         if not unpinned and rejected:
             return rejected
+        self._probing = True
         header_log = self.probe([])
         if header_log is not None:
             raise self.header_error(header_log, "the header does not compile")

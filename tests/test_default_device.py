@@ -89,6 +89,11 @@ def test_a_header_needing_default_device_is_detected_and_bound(detected):
     assert link_kernel_to_cubin(kernel_of(detected), (types.float32[::1], types.float32[::1]))
 
 
+def test_the_headers_kernels_compile_with_its_nvrtc_options(detected):
+    cubin = detected.scale_all._kernels._compile()
+    assert cubin[:4] == b"\x7fELF" and b"scale_all" in cubin
+
+
 @pytest.mark.gpu
 def test_default_device_functions_compute_on_the_gpu(detected):
     from numba import cuda

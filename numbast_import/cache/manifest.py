@@ -236,6 +236,7 @@ HEADER = EntryKind(
         "included_stamps": STAMPS,
         "shims_left_out": STRINGS,
         "shims_rejected": NAMES,  # shim -> NVRTC's message
+        "nvrtc_options": STRINGS,  # what NVRTC compiled the shims with (-default-device...)
         "coverage": COVERAGE,
         "project": STRING_OR_NULL,
         "regenerate": STRING_OR_NULL,
