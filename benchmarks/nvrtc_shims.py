@@ -16,7 +16,7 @@ CUTLASS comes from the ``nvidia-cutlass`` package (the test extra). With ``--gpu
 Random123 case also runs Philox4x32-10 on a zero counter and key on the GPU and checks the
 known-answer vector of Random123's kat_vectors.
 
-    python benchmarks/nvrtc_shims.py [--runs 3] [--random123 PATH] [--gpu]
+    python benchmarks/nvrtc_shims.py [--runs 3] [--random123 PATH] [--gpu] [--only cg ...]
 """
 
 from __future__ import annotations
@@ -144,8 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--random123", help="a Random123 checkout (holding include/Random123)")
     parser.add_argument("--gpu", action="store_true", help="run Random123's Philox KAT")
+    parser.add_argument("--only", nargs="*", help="case names (cg rejected cutlass philox ...)")
     options = parser.parse_args(argv)
-    todo = cases(options.random123, options.gpu)
+    todo = [c for c in cases(options.random123, options.gpu)
+            if not options.only or c["name"] in options.only]  # fmt: skip
     results: dict[str, list[dict]] = {case["name"]: [] for case in todo}
     for _ in range(options.runs):
         for case in todo:

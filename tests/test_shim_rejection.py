@@ -95,10 +95,11 @@ def test_each_rejected_declaration_is_left_out_with_nvrtcs_message(rejected_modu
         'must have class type but it has type "const int"',
         "declared_only(int)": 'NVRTC rejects its shim: rejected.cuh(15): extern inline function '
         '"declared_only" was referenced but not defined',
-        "counter_from(int)": 'NVRTC rejects its shim: rejected.cuh(23): function '
-        '"Counter::operator=" was referenced but not defined',
+        "Meter::operator+(const Meter &) const": 'NVRTC rejects its shim: rejected.cuh(20): '
+        'function "Meter::operator+" was referenced but not defined',
     }  # fmt: skip
-    assert kinds["function"]["bound"] == 3  # still_fine, also_fine, make_holder
+    # still_fine, also_fine, make_holder, counter_from
+    assert kinds["function"]["bound"] == 4
     assert sorted(manifest["shims_left_out"]) == sorted(manifest["shims_rejected"])
 
 
@@ -109,7 +110,7 @@ def test_the_rest_of_the_module_links(rejected_module):
 
     def kernel(out, ints):
         out[0] = module.still_fine(ints[0]) + module.also_fine(np.float32(1.5))
-        out[1] = module.make_holder(ints[1]).plain()
+        out[1] = module.make_holder(ints[1]).plain() + module.counter_from(ints[0]).n
 
     assert link_kernel_to_cubin(kernel, (types.float64[::1], types.int32[::1]))
 
@@ -138,11 +139,11 @@ def test_the_rest_of_the_module_computes_on_the_gpu(rejected_module):
     @cuda.jit
     def kernel(out, ints):
         out[0] = module.still_fine(ints[0]) + module.also_fine(np.float32(1.5))
-        out[1] = module.make_holder(ints[1]).plain()
+        out[1] = module.make_holder(ints[1]).plain() + module.counter_from(ints[0]).n
 
     out = cuda.to_device(np.zeros(2))
     kernel[1, 1](out, cuda.to_device(np.array([4, 7], dtype=np.int32)))
-    np.testing.assert_array_equal(out.copy_to_host(), [8.0, 7.0])
+    np.testing.assert_array_equal(out.copy_to_host(), [8.0, 11.0])
 
 
 def test_errors_revealed_only_after_others_are_left_out_need_no_round_limit():

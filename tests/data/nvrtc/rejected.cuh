@@ -14,8 +14,14 @@ __device__ Holder<int> make_holder(int v) { return Holder<int>{v}; }
 // Reported at the declaration: "function "declared_only" was referenced but not defined".
 __forceinline__ __device__ int declared_only(int x);
 
-// Also at a declaration, for an operator no shim names: Counter's assignment, which a shim
-// returning a Counter by value uses.
+// Also at a declaration, for an operator, whose name no shim spells: pinned by compiling halves.
+struct Meter {
+  float v;
+  __forceinline__ __device__ Meter operator+(const Meter& other) const;
+};
+
+// Fine: a result is constructed in the shim's result slot, never assigned (Counter's assignment
+// is declared and never defined).
 struct Counter {
   int n;
   __device__ Counter() : n(0) {}
