@@ -194,7 +194,9 @@ def compact(source: str) -> str:
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 if isinstance(first.value.value, str):
                     node.body = node.body[1:] or [ast.Pass()]
-    return ast.unparse(tree) + "\n"
+    # ast.unparse writes strings as one-line literals (docstrings are gone), so every blank line
+    # it leaves between definitions can go too.
+    return "".join(f"{line}\n" for line in ast.unparse(tree).splitlines() if line.strip())
 
 
 def runtime_copy(features: Iterable[str] = tuple(FEATURES)) -> str:
