@@ -77,6 +77,8 @@ def test_pool_size_classes_hold_their_sizes():
         allocated = pool.alloc_size(bin_nr)
         assert size <= allocated <= size * 1.25 + 4, size
         assert pool.bin_number(allocated) == bin_nr, size
+    # Zero bytes: a one-byte block (PyCUDA's test_mempool_2 asserts 0 < alloc_size).
+    assert pool.alloc_size(pool.bin_number(0)) == 1
     assert tools.bitlog2(17) == 4 and tools.bitlog2(0xCC3AFFE) == 27 and tools.bitlog2(1) == 0
 
 

@@ -41,7 +41,9 @@ def bin_number(size: int) -> int:
     """The smallest size class whose blocks hold ``size`` bytes."""
     size = int(size)
     if size <= _SMALLEST_SPLIT:
-        return size
+        # A zero-byte request gets a one-byte block: cuMemAlloc refuses zero bytes, and
+        # PyCUDA's pools also hand out a nonzero block for it.
+        return max(size, 1)
     exponent = bitlog2(size)
     mantissa = (size >> (exponent - _MANTISSA_BITS)) & _MANTISSA_MASK
     found = (exponent << _MANTISSA_BITS) | mantissa
