@@ -151,7 +151,9 @@ def main() -> int:
         if args.compile_only:
             linked = client.gather(
                 [
-                    client.submit(link_on_worker, on_workers, args.compile_only, workers=[w])
+                    client.submit(
+                        link_on_worker, on_workers, args.compile_only, workers=[w], pure=False
+                    )
                     for w in addresses
                 ]
             )
@@ -165,7 +167,10 @@ def main() -> int:
         # Ready to launch: every worker has compiled the kernel and launched it once.
         probe = np.zeros(THREADS, np.float32)
         client.gather(
-            [client.submit(process_block, probe, on_workers, workers=[w]) for w in addresses]
+            [
+                client.submit(process_block, probe, on_workers, workers=[w], pure=False)
+                for w in addresses
+            ]
         )
         ready = time.perf_counter() - started
         x = da.random.default_rng(26).random(args.size, chunks=args.chunk, dtype=np.float32)

@@ -63,10 +63,10 @@ def _example(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_example_compiles_and_links_on_a_worker_without_a_gpu(tmp_path):
-    done = _example(tmp_path, "--workers", "1", "--compile-only", "sm_90")
+def test_the_example_compiles_and_links_on_two_workers_without_a_gpu(tmp_path):
+    done = _example(tmp_path, "--workers", "2", "--compile-only", "sm_90")
     assert done.returncode == 0, done.stderr
-    assert "linked for sm_90 on 1 worker(s)" in done.stdout, done.stdout
+    assert "linked for sm_90 on 2 worker(s)" in done.stdout, done.stdout
 
 
 @pytest.mark.gpu
