@@ -15,7 +15,9 @@ turn within each round:
 - ``no layer``: each run's writable root is new and empty, shared by the host's workers: one
   worker builds the entry under its lock, the others wait for it and load it.
 
-Prints medians of R rounds (default 3) for each N (default 2 and 8), and per variant how many
+Prints medians of R rounds (default 3) for each N (default 2 and 8): wall times, the CPU
+seconds each worker process had used when it was ready (median and maximum over the workers;
+CPU time is hardly changed by other processes of a loaded machine, wall time is), and how many
 workers parsed the header (``clang.cindex`` loaded: expected 0 with the layer, 1 without).
 
     python benchmarks/dask_workers.py [--workers 2 8] [--rounds 3]
@@ -52,7 +54,9 @@ def ready_on_worker(kernel) -> dict:
     objects += [ObjectCode.from_ltoir(code.data, name=code.name) for code in codes[1:]]
     options = LinkerOptions(arch="sm_90", link_time_optimization=True)
     Linker(*objects, options=options).link("cubin")
-    return {"pid": os.getpid(), "parsed": "clang.cindex" in sys.modules}
+    # CPU seconds of the whole worker process so far (start-up, unpickling, import, compile):
+    # unlike wall time, hardly changed by other processes of a loaded machine.
+    return {"pid": os.getpid(), "parsed": "clang.cindex" in sys.modules, "cpu": time.process_time()}
 
 
 def one_run(kernel, workers: int, workdir: Path) -> dict:
@@ -78,7 +82,10 @@ def one_run(kernel, workers: int, workdir: Path) -> dict:
         ]
         results = client.gather(futures)
         ready = time.perf_counter() - started
-    return {"up": up, "ready": ready, "parsed": sum(r["parsed"] for r in results)}
+    cpu = sorted(r["cpu"] for r in results)
+    parsed = sum(r["parsed"] for r in results)
+    return {"up": up, "ready": ready, "parsed": parsed, "cpu_median": statistics.median(cpu),
+            "cpu_max": cpu[-1]}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,15 +150,21 @@ def main(argv: list[str] | None = None) -> int:
                     print(json.dumps({"workers": workers, "variant": name, **result}))
             plain_ready = statistics.median(r["ready"] for r in times["plain"])
             print(f"\n{workers} workers, medians of {options.rounds}:")
-            print("| variant | up (s) | ready (s) | ready - up (s) | ready / plain | parsed |")
-            print("|---|---|---|---|---|---|")
+            plain_cpu = statistics.median(r["cpu_median"] for r in times["plain"])
+            print(
+                "| variant | up (s) | ready (s) | ready / plain | worker CPU (s): median, "
+                "max | CPU / plain | parsed |"
+            )
+            print("|---|---|---|---|---|---|---|")
             for name, results in times.items():
                 up = statistics.median(r["up"] for r in results)
                 ready = statistics.median(r["ready"] for r in results)
+                cpu = statistics.median(r["cpu_median"] for r in results)
+                cpu_max = statistics.median(r["cpu_max"] for r in results)
                 parsed = "/".join(str(r["parsed"]) for r in results)
                 print(
-                    f"| {name} | {up:.2f} | {ready:.2f} | {ready - up:.2f} | "
-                    f"{ready / plain_ready:.2f} | {parsed} |"
+                    f"| {name} | {up:.2f} | {ready:.2f} | {ready / plain_ready:.2f} | "
+                    f"{cpu:.2f}, {cpu_max:.2f} | {cpu / plain_cpu:.2f} | {parsed} |"
                 )
             print()
     finally:

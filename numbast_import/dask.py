@@ -20,12 +20,7 @@ from typing import Any
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from numbast_import.pickling import (
-    HeaderModule,
-    UnavailableHeaderModule,
-    import_pickled,
-    pickled_state,
-)
+from numbast_import.pickling import HeaderModule, import_pickled, pickled_state
 
 __all__ = ["HeaderModules"]
 
@@ -55,7 +50,8 @@ class HeaderModules(WorkerPlugin):
         return [state["name"] for state in self.states]
 
     def setup(self, worker: Any = None) -> None:
+        # A module that cannot be had here with the same bindings is logged (as a warning) and
+        # left out; the first task that uses it fails with the reason. Raising would stop the
+        # worker from starting (a restarted or added worker sets its plugins up as it starts).
         for state in self.states:
-            module = import_pickled(state)
-            if isinstance(module, UnavailableHeaderModule):
-                raise module.__numbast_error__
+            import_pickled(state)

@@ -130,13 +130,31 @@ def _import_pickled(state: Mapping[str, Any]) -> types.ModuleType:
         return loaded
     mapping = mapping_here(state)
     _check_header(mapping, state)
-    if state["mapping"] is not None:
-        from numbast_import.registry import receive
+    if state["mapping"] is None:  # built in: this process maps it already
+        module = importlib.import_module(state["name"])
+        _check_loaded(module, state)
+        return module
+    from numbast_import.registry import receive, restore
 
-        receive(mapping)
-    module = importlib.import_module(state["name"])
-    _check_loaded(module, state)
+    previous = receive(mapping)
+    try:
+        module = importlib.import_module(state["name"])
+        _check_loaded(module, state)
+    except HeaderImportError:
+        # Not other bindings under this name, for what pickles by reference to it later.
+        restore(mapping.module, previous)
+        _forget(state["name"])
+        raise
     return module
+
+
+def _forget(name: str) -> None:
+    """Take the module ``name`` out of this process (the import system's record of it)."""
+    module = sys.modules.pop(name, None)
+    package, _, short = name.rpartition(".")
+    parent = sys.modules.get(package)
+    if module is not None and getattr(parent, short, None) is module:
+        delattr(parent, short)
 
 
 class UnavailableHeaderModule(types.ModuleType):

@@ -60,11 +60,21 @@ def unregister(name: str) -> None:
         raise KeyError(f"{name!r} was not registered with numbast_import.register()")
 
 
-def receive(mapping: HeaderMapping) -> None:
+def receive(mapping: HeaderMapping) -> HeaderMapping | None:
     """Map ``cuda_headers.<mapping.module>`` to ``mapping`` in this process: the mapping of a
     module pickled in another process (``numbast_import.pickling``), which takes precedence as
-    ``register()``'s does."""
+    ``register()``'s does. Returns the mapping it replaces (for :func:`restore`)."""
+    previous = _registered.get(mapping.module)
     _registered[mapping.module] = mapping
+    return previous
+
+
+def restore(name: str, previous: HeaderMapping | None) -> None:
+    """Undo :func:`receive`: ``name`` maps to ``previous`` again (None: to nothing here)."""
+    if previous is None:
+        _registered.pop(name, None)
+    else:
+        _registered[name] = previous
 
 
 def registered(name: str) -> HeaderMapping | None:
