@@ -1,11 +1,12 @@
-"""Kernels that call a bound CUDA C++ header, on Dask workers: one worker per GPU.
+"""Kernels that call bound CUDA C++ headers, on Dask workers: one worker per GPU.
 
 A Dask array's blocks are processed on the workers by one kernel that calls easing.cuh's
-``smoothstep`` (elementwise) and ``warp_sum`` (a sum per thread block); the results are compared
-with NumPy. The kernel is sent to the workers pickled, and ``cuda_headers.easing`` travels with
-it as its mapping (docs/clusters.md): the workers need no pyproject.toml, and they take the
-bindings from the cache (from a read-only layer, when NUMBAST_CACHE_PATH names one: then no
-worker parses or compiles the header).
+``smoothstep`` on every value and CUB's ``BlockReduce`` for a sum per thread block; the results
+are compared with NumPy. The header modules travel to the workers pickled, as their mappings
+(docs/clusters.md): the workers need no pyproject.toml, and they take the bindings from the
+cache (from a read-only layer, when NUMBAST_CACHE_PATH names one: then no worker parses or
+compiles a header). Each worker makes the kernel in its own process, once: a template instance
+(``cub.BlockReduce[types.float32, 128]``) belongs to the process that made it.
 
     pip install "numbast-import[dask]"
     python examples/dask_kernels.py                # one worker per GPU
@@ -29,45 +30,75 @@ import numpy as np
 
 import numbast_import
 
+HERE = Path(__file__).resolve().parent
 THREADS = 128  # threads per block; the kernel sums each block's values
 EDGES = (0.2, 0.8)  # smoothstep's edges
 
-numbast_import.register("easing", Path(__file__).resolve().parent / "easing.cuh")
+
+def register_headers() -> None:
+    """Map cuda_headers.easing and cuda_headers.cub (only in this process: the workers get
+    the mappings with the modules)."""
+    from cuda import pathfinder
+
+    cccl = pathfinder.find_nvidia_header_directory("cccl")
+    block_reduce = os.path.join(cccl, "cub", "block", "block_reduce.cuh")
+    numbast_import.register("easing", HERE / "easing.cuh")
+    numbast_import.register("cub", HERE / "cub_block_reduce.cuh", retain=[block_reduce])
 
 
-def make_kernel(easing):
-    """The kernel, calling the bound header (``easing`` travels with it when pickled)."""
+def make_kernel(easing, cub):
+    """The kernel, made in the process that runs it."""
     from numba import cuda
+    from numba.cuda import types
 
     low, high = np.float32(EDGES[0]), np.float32(EDGES[1])
+    Reduce = cub.BlockReduce[types.float32, THREADS]  # cub::BlockReduce<float, 128>
 
     @cuda.jit
     def smooth_and_sum(x, y, block_sums):
+        storage = cuda.shared.array(1, Reduce.TempStorage)
         i = cuda.grid(1)
         value = np.float32(0.0)
         if i < x.size:
             value = easing.smoothstep(low, high, x[i])
             y[i] = value
-        warp_total = easing.warp_sum(value)  # every lane of the warp takes part
-        if cuda.laneid == 0:
-            cuda.atomic.add(block_sums, cuda.blockIdx.x, warp_total)
+        total = Reduce(storage).Sum(value)  # valid in thread 0
+        if cuda.threadIdx.x == 0:
+            block_sums[cuda.blockIdx.x] = total
 
     return smooth_and_sum
 
 
-def process_block(x, kernel):
+class Smoother:
+    """What each worker gets once (``client.scatter``): the header modules, which pickle as
+    their mappings. It makes the kernel at its first use there and keeps it."""
+
+    def __init__(self, easing, cub) -> None:
+        self.easing, self.cub = easing, cub
+        self._kernel = None
+
+    def kernel(self):
+        if self._kernel is None:
+            self._kernel = make_kernel(self.easing, self.cub)
+        return self._kernel
+
+    def __getstate__(self) -> dict:
+        return {"easing": self.easing, "cub": self.cub, "_kernel": None}
+
+
+def process_block(x, smoother: Smoother):
     """On a worker: the kernel over one block of the array; returns (y, sums per THREADS)."""
     from numba import cuda
 
     blocks = (x.size + THREADS - 1) // THREADS
     d_x = cuda.to_device(x)
     d_y = cuda.device_array_like(d_x)
-    d_sums = cuda.to_device(np.zeros(blocks, np.float32))
-    kernel[blocks, THREADS](d_x, d_y, d_sums)
+    d_sums = cuda.device_array(blocks, np.float32)
+    smoother.kernel()[blocks, THREADS](d_x, d_y, d_sums)
     return d_y.copy_to_host(), d_sums.copy_to_host()
 
 
-def link_on_worker(kernel, arch: str):
+def link_on_worker(smoother: Smoother, arch: str):
     """On a worker without a GPU: compile the kernel for ``arch`` and link it (with the
     header's shims) into a cubin; returns (pid, cubin size)."""
     from cuda.core import Linker, LinkerOptions, ObjectCode
@@ -77,7 +108,7 @@ def link_on_worker(kernel, arch: str):
     digits = arch.removeprefix("sm_")
     signature = (types.float32[:], types.float32[:], types.float32[:])
     codes, _ = cuda.compile_all(
-        kernel.py_func,
+        smoother.kernel().py_func,
         signature,
         device=False,
         abi="numba",
@@ -138,16 +169,17 @@ def main() -> int:
     from distributed import Client
     from numba import cuda
 
+    register_headers()
+    import cuda_headers.cub as cub
     import cuda_headers.easing as easing
 
-    kernel = make_kernel(easing)
     workers = args.workers or (2 if args.compile_only else len(cuda.gpus))
     started = time.perf_counter()
     with start_cluster(workers, bool(args.compile_only)) as cluster, Client(cluster) as client:
         up = time.perf_counter() - started
         addresses = sorted(client.scheduler_info()["workers"])
-        # Each worker unpickles the kernel once (and imports cuda_headers.easing with it).
-        on_workers = client.scatter(kernel, broadcast=True, hash=False)
+        # Each worker unpickles it once, importing the header modules from their mappings.
+        on_workers = client.scatter(Smoother(easing, cub), broadcast=True, hash=False)
         if args.compile_only:
             linked = client.gather(
                 [
@@ -164,7 +196,7 @@ def main() -> int:
                 f"({sizes}); cluster up in {up:.1f} s, linked in {ready:.1f} s"
             )
             return 0
-        # Ready to launch: every worker has compiled the kernel and launched it once.
+        # Ready to launch: every worker has made and compiled the kernel and launched it once.
         probe = np.zeros(THREADS, np.float32)
         client.gather(
             [
@@ -175,18 +207,19 @@ def main() -> int:
         ready = time.perf_counter() - started
         x = da.random.default_rng(26).random(args.size, chunks=args.chunk, dtype=np.float32)
         blocks = client.compute(x.to_delayed().ravel().tolist())
-        results = client.gather(client.map(process_block, blocks, kernel=on_workers, pure=False))
+        results = client.gather(client.map(process_block, blocks, smoother=on_workers, pure=False))
         x_host = np.concatenate(client.gather(blocks))
     y = np.concatenate([y for y, _ in results])
     sums = np.concatenate([s for _, s in results])
-    y_ref = np.concatenate([numpy_reference(b)[0] for b in np.split(x_host, len(results))])
-    sums_ref = np.concatenate([numpy_reference(b)[1] for b in np.split(x_host, len(results))])
+    references = [numpy_reference(b) for b in np.split(x_host, np.cumsum(x.chunks[0])[:-1])]
+    y_ref = np.concatenate([y for y, _ in references])
+    sums_ref = np.concatenate([s for _, s in references])
     np.testing.assert_allclose(y, y_ref, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(sums, sums_ref, rtol=1e-5, atol=1e-4)
     print(
         f"{args.size} values in {len(results)} Dask blocks on {len(addresses)} worker(s) match "
-        f"NumPy (smoothstep and {sums.size} block sums); cluster up in {up:.1f} s, every worker "
-        f"ready to launch in {ready:.1f} s"
+        f"NumPy (smoothstep, and {sums.size} BlockReduce sums); cluster up in {up:.1f} s, "
+        f"every worker ready to launch in {ready:.1f} s"
     )
     return 0
 

@@ -1,4 +1,4 @@
-// Device functions for examples/dask_kernels.py (mapped there with numbast_import.register).
+// A device function for examples/dask_kernels.py (mapped there with numbast_import.register).
 #pragma once
 
 // 0 below edge0, 1 above edge1, a smooth cubic between (GLSL's smoothstep).
@@ -6,12 +6,4 @@ __device__ inline float smoothstep(float edge0, float edge1, float x) {
   float t = (x - edge0) / (edge1 - edge0);
   t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
   return t * t * (3.0f - 2.0f * t);
-}
-
-// The sum of v over the 32 lanes of a warp; every lane gets it (all lanes must call it).
-__device__ inline float warp_sum(float v) {
-  for (int offset = 16; offset > 0; offset /= 2) {
-    v += __shfl_xor_sync(0xffffffffu, v, offset);
-  }
-  return v;
 }
