@@ -12,7 +12,8 @@ Meanwhile, until the time is up:
   writes 50 ms apart (readers can see it empty or half-written);
 - a pruner runs ``numbast-cache prune`` (plain, ``--older-than 0``, ``--max-size 1M``),
   ``clear --stale`` or ``clear --all`` every ~8 s;
-- a killer SIGKILLs a random running importer every ~2 s (builders among them).
+- a killer SIGKILLs a builder every ~3 s: the holder of a random build lock (the lock file
+  names its pid), else, one time in three, a random importer.
 
 Proved afterwards: every importer that was not killed either imported a module whose one
 ``v<i>_gen<G>`` has G between the generations it read before and after (an older G is a stale
@@ -68,6 +69,7 @@ class Importer:
     process: subprocess.Popen
     started: float
     killed: bool = False
+    building: bool = False
 
 
 @dataclass
@@ -164,6 +166,26 @@ def judge(importer: Importer, tally: Tally) -> None:
         tally.violations.append(f"h{importer.header}: bound nothing, read {before} twice")
 
 
+def choose_victim(cache: Path, running: list[Importer]) -> Importer | None:
+    """The holder of a random build lock, if it is one of ours; else, one time in three, a
+    random importer."""
+    by_pid = {r.process.pid: r for r in running if r.process.poll() is None}
+    holders = []
+    for lock in cache.glob("??/*.lock"):
+        try:
+            holders.append(json.loads(lock.read_text())["pid"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # released meanwhile, or being written
+    builders = [by_pid[pid] for pid in holders if pid in by_pid]
+    if builders:
+        victim = random.choice(builders)
+        victim.building = True
+        return victim
+    if by_pid and random.random() < 1 / 3:
+        return random.choice(list(by_pid.values()))
+    return None
+
+
 def maintain(project: Path, env: dict[str, str], tally: Tally) -> subprocess.Popen:
     command = random.choice(
         [
@@ -213,12 +235,12 @@ def soak(directory: Path, processes: int, headers: int, seconds: float) -> dict:
             maintenance.append(maintain(project, env, tally))
             next_maintenance = now + random.uniform(4, 12)
         if now >= next_kill:
-            victims = [r for r in running if now - r.started > 1.5 and r.process.poll() is None]
-            if victims:
-                victim = random.choice(victims)
+            victim = choose_victim(cache, running)
+            if victim is not None:
                 victim.killed = True
                 victim.process.send_signal(signal.SIGKILL)
-            next_kill = now + random.uniform(1, 3)
+                tally.maintenance["kill " + ("builder" if victim.building else "importer")] += 1
+            next_kill = now + random.uniform(2, 4)
         for job in [m for m in maintenance if m.poll() is not None]:
             maintenance.remove(job)
             if job.returncode != 0:

@@ -89,7 +89,8 @@ def cmd_clear(ctx: Context, args) -> int:
     removed = _remove(ctx, targets)
     if args.all and ctx.root.is_dir():
         inventory.remove_leftovers(ctx.root)
-        shutil.rmtree(ctx.root / PARSER_DIR, ignore_errors=True)
+        # The parser's toolkit layout and stand-in headers stay: a parse running now reads
+        # them (the preludes, its cached results, were removed above as records).
         shutil.rmtree(ctx.root / KEYS_DIR, ignore_errors=True)
     data = {
         "root": str(ctx.root),

@@ -571,3 +571,16 @@ def test_verify_reports_every_kind_of_damage(copy_of):
     for kind, problem in expected.items():
         assert problem in damaged.get(str(planted[kind]), ""), (kind, damaged)
     assert str(entry) not in damaged  # the intact entry (its instances are listed apart)
+
+
+def test_a_parse_after_its_cache_directory_was_removed(tmp_path, monkeypatch):
+    """What the soak test found: clear --all removed the parser's directory while a build
+    parsed, and the next parse in that process failed with FileNotFoundError."""
+    from ast_canopy import parse_declarations_from_source
+
+    monkeypatch.setenv("AST_CANOPY_CACHE_DIR", str(tmp_path / "parser"))
+    header = str(Path(__file__).parent / "data" / "import" / "proj" / "include" / "vec.cuh")
+    parse_declarations_from_source(header, [header], "sm_90")
+    shutil.rmtree(tmp_path / "parser")
+    decls = parse_declarations_from_source(header, [header], "sm_90")
+    assert [f.name for f in decls.functions] == ["dot", "scaled_dot"]

@@ -87,7 +87,13 @@ def persistent_cache_dir() -> Path | None:
     :func:`use_directory` asked for none."""
     if _chosen == _PRIVATE:
         return None
-    return _checked_cache_dir(_chosen if _chosen is not None else _default_cache_dir())
+    path = _chosen if _chosen is not None else _default_cache_dir()
+    checked = _checked_cache_dir(path)
+    if checked is not None and not checked.is_dir():
+        # Removed since it was checked (numbast-cache clear --all): made and checked again.
+        _checked_cache_dir.cache_clear()
+        checked = _checked_cache_dir(path)
+    return checked
 
 
 @functools.lru_cache(maxsize=8)

@@ -137,9 +137,14 @@ def clang_toolkit(
     cudatoolkit_include_dirs: list[str] | None = None, cccl_root: str | None = None
 ) -> ClangToolkit:
     """Find the toolkit headers and give clang a ``--cuda-path`` it accepts."""
-    return _clang_toolkit(
-        tuple(cudatoolkit_include_dirs or ()), cccl_root, str(cache.working_dir()[0])
-    )
+    key = (tuple(cudatoolkit_include_dirs or ()), cccl_root, str(cache.working_dir()[0]))
+    found = _clang_toolkit(*key)
+    if not all(Path(p).exists() for p in (found.cuda_path, *found.system_includes)):
+        # Its files in the cache directory were removed since (numbast-cache clear --all, or
+        # by hand): made again.
+        _clang_toolkit.cache_clear()
+        found = _clang_toolkit(*key)
+    return found
 
 
 @functools.lru_cache(maxsize=16)
