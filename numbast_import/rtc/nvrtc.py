@@ -62,9 +62,9 @@ def nvrtc_version_stamped(root: Path) -> str:
         info = os.stat(path)
         record = {"path": path, "stat": [info.st_size, info.st_mtime_ns], "version": version}
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        partial = stamp.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(json.dumps(record))
-        os.replace(partial, stamp)
+        from ast_canopy.cache_files import write_atomically
+
+        write_atomically(stamp, json.dumps(record).encode())
     except Exception as exc:  # no path to stamp (a system library), or an unwritable root
         logger.debug("cannot stamp the NVRTC version under %s: %s", root, exc)
     return version

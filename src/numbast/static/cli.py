@@ -13,10 +13,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 
+from ast_canopy.cache_files import write_atomically
 from numbast.static.config import ConfigError, StaticConfig, load_config
 
 logger = logging.getLogger(__name__)
@@ -119,14 +119,7 @@ def write_module(source: str, output_dir: str, config: StaticConfig) -> Path:
     directory = Path(output_dir)
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / config.output_filename
-    fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(source)
-        os.replace(temp_name, target)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+    write_atomically(target, source.encode("utf-8"))
     return target.resolve()
 
 
