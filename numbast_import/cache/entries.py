@@ -30,9 +30,9 @@ import socket
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from ast_canopy.cache_files import CANNOT_WRITE, require_space
 from numbast_import.cache.key import component_differences
@@ -57,8 +57,7 @@ def warn_once(key: str, message: str, *args: object) -> None:
     logger.warning(message, *args)
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """A complete, verified entry, with its artifacts' bytes as they were verified (read once:
     a builder replacing the entry afterwards cannot pull files from under the reader).
     ``path`` is None for an entry made in memory (the root could not be written)."""
@@ -72,13 +71,12 @@ class Entry:
         return self.artifacts[name]
 
 
-@dataclass(frozen=True)
-class Made:
+class Made(NamedTuple):
     """What a builder made: artifact name -> bytes, and more manifest fields (as the kind
     allows: ``numbast_import.cache.manifest``)."""
 
     artifacts: Mapping[str, bytes]
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, Any] = MappingProxyType({})
     # Why it must not be stored (its inputs changed while it was made): used from memory.
     not_cached: str | None = None
 
