@@ -16,6 +16,8 @@ refused, with NVRTC's log. There is no round limit: every round leaves a shim ou
 from __future__ import annotations
 
 import logging
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -75,13 +77,22 @@ def compile_shims_to_ltoir(
     from numbast.core.nvrtc import unit_options
 
     options = unit_options(arch, lto=True, user_dirs=include_dirs, extra=nvrtc_options)
-    compiler = _Compiler(preamble, name, options)
+    with _Compiler(preamble, name, options) as compiler:
+        return _compile_rounds(compiler, shims, on_round)
+
+
+def _compile_rounds(
+    compiler: _Compiler,
+    shims: Sequence[tuple[str, str]],
+    on_round: Callable[[int, int], None] | None,
+) -> CompiledShims:
+    """The rounds of compile_shims_to_ltoir: each leaves out the shims NVRTC rejected."""
     kept = list(shims)
     errors: dict[str, str] = {}
     while True:
         if on_round is not None:
             on_round(len(kept), len(shims))
-        source = shim_unit(preamble, kept)
+        source = shim_unit(compiler.preamble, kept)
         ltoir, log = compiler.compile(source)
         if ltoir is not None:
             if errors:
@@ -89,7 +100,7 @@ def compile_shims_to_ltoir(
                 # fix; coverage lists them with NVRTC's message (numbast-cache coverage).
                 logger.info(
                     "%s: NVRTC rejected %d shims, left out (kernels calling them cannot be "
-                    "compiled): %s", name, len(errors), ", ".join(errors),
+                    "compiled): %s", compiler.name, len(errors), ", ".join(errors),
                 )  # fmt: skip
             return CompiledShims(source, ltoir, tuple(errors), errors)
         rejected = compiler.rejected_shims(kept, log)
@@ -103,7 +114,8 @@ class _Compiler:
     """NVRTC for one module's shims: whole units, and the smaller ones that pin errors. Once
     several compiles are sure to follow (probing halves, or a third round), every compile asks
     NVRTC to precompile the header once and reuse it (when this NVRTC can): they differ only in
-    their shims. (Making the precompiled header costs about one more compile.)"""
+    their shims. (Making the precompiled header costs about one more compile.) The precompiled
+    headers live in a private directory, removed when the compiler is done."""
 
     def __init__(self, preamble: str, name: str, options: list[str]) -> None:
         self.preamble = preamble
@@ -111,6 +123,15 @@ class _Compiler:
         self.options = options
         self._failures = 0
         self._probing = False
+        self._pch_dir: str | None = None
+
+    def __enter__(self) -> _Compiler:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._pch_dir is not None:
+            shutil.rmtree(self._pch_dir, ignore_errors=True)  # a private temp dir
+            self._pch_dir = None
 
     def compile(self, source: str) -> tuple:
         """(LTO-IR, "") or (None, NVRTC's log)."""
@@ -118,14 +139,21 @@ class _Compiler:
 
         options = self.options
         if self._probing or self._failures >= 2:
-            from numbast_import.rtc.options import nvrtc_accepts
-
-            options = [*options, *(["-pch"] if nvrtc_accepts("-pch") else [])]
+            options = [*options, *self._pch_options()]
         try:
             return compile_unit(source, self.name, options, "ltoir").code, ""
         except NvrtcError as exc:
             self._failures += 1
             return None, exc.log
+
+    def _pch_options(self) -> list[str]:
+        from numbast.core.nvrtc import automatic_pch_options, has_automatic_pch
+
+        if self._pch_dir is None:
+            if not has_automatic_pch():
+                return []
+            self._pch_dir = tempfile.mkdtemp(prefix="numbast-pch-")
+        return automatic_pch_options(self._pch_dir)
 
     def rejected_shims(self, shims: list[tuple[str, str]], log: str) -> dict[str, str]:
         """Shim -> message for the shims ``log``'s errors are about (see the module docstring);

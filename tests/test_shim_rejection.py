@@ -168,3 +168,26 @@ def test_a_header_that_does_not_compile_alone_fails_quoting_nvrtcs_log():
         compile_shims_to_ltoir(preamble, shims, "broken.cu", "sm_90")
     assert "this header is for clang only" in str(caught.value)
     assert "#error directive" in caught.value.log and not caught.value.wants_default_device
+
+
+def test_the_quoted_log_says_nothing_of_nvrtcs_precompiled_headers():
+    """Pinning errors compiles with NVRTC's automatic precompiled headers. By default NVRTC keeps
+    them in one directory per process and talks about them: which file it creates or uses, and
+    warnings (#629-D...) for each file there made with other options or another beginning
+    (another module's, another program's). The log quoted to the user holds NVRTC's messages
+    about the code only."""
+    from numbast.core.nvrtc import compile_unit, has_automatic_pch, unit_options
+
+    if not has_automatic_pch():
+        pytest.skip("this NVRTC has no precompiled headers")
+    # Another program leaves a precompiled header made with other options where NVRTC's own.
+    other = [*unit_options("sm_90", lto=True), "-pch", "-DANOTHER_PROGRAM"]
+    include = "#include <cuda/std/cstdint>\n"
+    compile_unit(f"{include}__device__ int f() {{ return 1; }}\n", "other.cu", other, "ltoir")
+    preamble = f'{include}static_assert(sizeof(cuda::std::int32_t) == 8, "for clang only");\n'
+    shims = [("nbi_shim_fine", 'extern "C" __device__ int nbi_shim_fine() { return 1; }')]
+    with pytest.raises(ShimCompileError) as caught:
+        compile_shims_to_ltoir(preamble, shims, "precompiled.cu", "sm_90")
+    assert "for clang only" in str(caught.value)
+    for said in (caught.value.log, str(caught.value)):
+        assert "precompiled header" not in said and "629" not in said

@@ -19,13 +19,14 @@ system (a mapping's ``nvrtc-options``). Each option is one of:
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 import threading
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from numbast.core.nvrtc import accepts_option as nvrtc_accepts
 
 logger = logging.getLogger(__name__)
 
@@ -226,23 +227,6 @@ def check_arch(arch: str) -> str:
             "sm_90), or compute_<major><minor> for PTX"
         )
     return arch
-
-
-@functools.cache
-def nvrtc_accepts(option: str) -> bool:
-    """Whether this NVRTC takes ``option`` (compiling an empty program with it: an unknown
-    option is refused at once; a known one costs one empty compile, once per process). Only
-    for options not in NVRTC's documented list: some of those write files when compiling."""
-    from cuda.bindings import nvrtc
-
-    err, program = nvrtc.nvrtcCreateProgram(b"", b"option_probe.cu", 0, [], [])
-    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        raise RuntimeError(f"NVRTC failed in nvrtcCreateProgram: {err}")
-    try:
-        (result,) = nvrtc.nvrtcCompileProgram(program, 1, [option.encode()])
-    finally:
-        nvrtc.nvrtcDestroyProgram(program)
-    return result != nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_OPTION
 
 
 # -- pieces ----------------------------------------------------------------------------------

@@ -35,10 +35,12 @@ HIDDEN_BY_CLANG_WRAPPER = {
 
 def hidden_headers(retained: frozenset[str], cudart_include: str) -> list[tuple[str, list[str]]]:
     """(header to parse, its retained files) for each of the family that ``retained`` names."""
-    include = Path(os.path.realpath(cudart_include))
+    include = Path(cudart_include)
     found = []
     for header, definitions in HIDDEN_BY_CLANG_WRAPPER.items():
-        files = [str(include / name) for name in (header, definitions)]
+        # Each file's own realpath, as ``retained`` holds them: a toolkit directory may be made
+        # of links to the headers (a stand-in layout), not only be reached through one.
+        files = [os.path.realpath(include / name) for name in (header, definitions)]
         kept = [path for path in files if path in retained]
         if kept:
             found.append((files[0], kept))

@@ -192,7 +192,10 @@ def parse_declarations_from_source(
         includes = [os.path.dirname(source), *includes]
     args = flags.clang_args(arch, tk, cxx_standard, includes, list(defines or ()))
     if cuda_header_mode:
-        args.append("-nocudainc")
+        # -nocudainc also drops the toolkit directory that --cuda-path gives clang. The header's
+        # own directory may lack crt/ (a CUDA 13 wheel without nvidia-cuda-crt, whose crt/ the
+        # stand-in root borrows), so the toolkit as clang sees it is searched after it.
+        args += ["-nocudainc", "-isystem", str(Path(tk.cuda_path) / "include")]
     log = logger.info if verbose else logger.debug
     log("parsing %s: clang %s", source, " ".join(args))
 

@@ -148,22 +148,47 @@ def _stand_in_files(root: str) -> Iterable[str]:
 def toolkit_include_dirs() -> tuple[str, ...]:
     """The CUDA headers NVRTC compiles against: cudart, CCCL and cuRAND, found by
     cuda.pathfinder (the wheels, conda, ``CUDA_PATH`` / ``CUDA_HOME``, system installs), as the
-    parser (``ast_canopy.toolkit``) and numba-cuda find them."""
+    parser (``ast_canopy.toolkit``) and numba-cuda find them; then the directory that holds
+    CCCL as ``cccl/`` (:func:`cccl_holder_dir`), last: it may be a whole toolkit's include
+    directory (the one CCCL came from), whose other headers must not shadow cudart's."""
+    found = {lib: d for lib in ("cudart", "cccl", "curand") if (d := _toolkit_header_dir(lib))}
+    if not found:
+        logger.info("no CUDA toolkit headers found; NVRTC compiles without them")
+    holder = cccl_holder_dir(found.get("cccl"))
+    return tuple(dict.fromkeys([*found.values(), *([holder] if holder else [])]))
+
+
+def _toolkit_header_dir(library: str) -> str | None:
     try:
         from cuda.pathfinder import find_nvidia_header_directory
     except ImportError:
-        return ()
-    found = []
-    for library in ("cudart", "cccl", "curand"):
-        try:
-            directory = find_nvidia_header_directory(library)
-        except (RuntimeError, ValueError):  # an unknown or unsupported library
-            directory = None
-        if directory:
-            found.append(directory)
-    if not found:
-        logger.info("no CUDA toolkit headers found; NVRTC compiles without them")
-    return tuple(dict.fromkeys(found))
+        return None
+    try:
+        return find_nvidia_header_directory(library)
+    except (RuntimeError, ValueError):  # an unknown or unsupported library
+        return None
+
+
+def cccl_holder_dir(cccl: str | None) -> str | None:
+    """The directory that holds the CCCL include directory ``cccl`` as ``cccl/``, or None.
+
+    CUDA 13 code includes libcu++ as ``<cccl/cuda/std/cstdint>`` (CUTLASS's
+    ``CUDA_STD_HEADER(cstdint)`` under ``__CUDACC_VER_MAJOR__ >= 13``), which nvcc finds because
+    it searches a toolkit's ``include`` as well as ``include/cccl``. CCCL need not sit in the
+    cudart headers' directory (a CUDA 13 runtime wheel without CCCL, and a system toolkit's
+    CCCL), so its own parent is searched too. A CCCL directory under another name (the CUDA 12
+    wheels' ``nvidia/cuda_cccl/include``) has no such spelling: None."""
+    if not cccl or os.path.basename(os.path.normpath(cccl)) != "cccl":
+        return None
+    return os.path.dirname(os.path.normpath(cccl))
+
+
+def numba_cuda_search_dirs() -> list[str]:
+    """What numba-cuda's NVRTC (which compiles a shim writer's ``.cu`` when a kernel links)
+    must search besides what it adds itself (its cudart and CCCL directories): the directory
+    that holds CCCL as ``cccl/``, then the stand-in headers."""
+    holder = cccl_holder_dir(_toolkit_header_dir("cccl"))
+    return [d for d in (holder, stand_in_dir()) if d is not None]
 
 
 def include_dirs(user_dirs: Iterable[str] = ()) -> list[str]:
@@ -200,6 +225,45 @@ def unit_options(
     if lto:
         options.append("-dlto")
     return [*options, *extra]
+
+
+@functools.cache
+def accepts_option(option: str) -> bool:
+    """Whether this NVRTC takes ``option`` (compiling an empty program with it: an unknown
+    option is refused at once; a known one costs one empty compile, once per process). Never
+    ask it of an option that writes files when compiling (``-pch``, ``-create-pch``, ``-time``):
+    the empty compile would write them."""
+    from cuda.bindings import nvrtc
+
+    err, program = nvrtc.nvrtcCreateProgram(b"", b"option_probe.cu", 0, [], [])
+    _check(err, "nvrtcCreateProgram")
+    try:
+        (result,) = nvrtc.nvrtcCompileProgram(program, 1, [option.encode()])
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+    return result != nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_OPTION
+
+
+@functools.cache
+def has_automatic_pch() -> bool:
+    """Whether this NVRTC (12.8 and newer) has automatic precompiled headers (``-pch``)."""
+    return accepts_option("-pch-messages=false")  # asks without writing a precompiled header
+
+
+def automatic_pch_options(directory: str) -> list[str]:
+    """Options that make NVRTC precompile what a unit includes once, into ``directory``, and
+    reuse it in later compiles of units that begin the same way; [] where this NVRTC has no
+    precompiled headers.
+
+    Give each group of compiles that begin the same way a private directory, and remove it
+    after. NVRTC's default is one directory per process (``/tmp/__nvrtc_auto_pch_<pid>_0``,
+    removed at exit only, with files of hundreds of MB for big headers), and NVRTC warns
+    (#629-D and its neighbours) about every file there made from other options or another
+    beginning: warnings about files the user never asked for, which would lead the log that an
+    error quotes. Its notes on the files it creates and uses are off for the same reason."""
+    if not has_automatic_pch():
+        return []
+    return ["-pch", f"-pch-dir={directory}", "-pch-messages=false"]
 
 
 def wants_default_device(log: str) -> bool:

@@ -10,6 +10,7 @@ the cached LTO-IR of all of them.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections.abc import Callable, Container, Mapping, Sequence
@@ -62,6 +63,7 @@ class _LiveShimSource(_LiveCallbacks, CUSource):
 
     @property
     def data(self) -> str:
+        _let_numba_cuda_find_cccl()  # read when numba-cuda compiles it
         return self._library.source()
 
 
@@ -382,6 +384,16 @@ def _stand_in_dirs() -> list[str]:
     nvrtc = runtime_part("core.nvrtc", required=False)
     found = nvrtc.stand_in_dir() if nvrtc is not None else None
     return [] if found is None else [found]
+
+
+@functools.cache
+def _let_numba_cuda_find_cccl() -> None:
+    """Add the directory that holds CCCL as ``cccl/`` (``nvrtc.cccl_holder_dir``) to numba-cuda's
+    NVRTC search path, once, when numba-cuda first compiles shims: finding CCCL may start a
+    process (cuda.pathfinder), which a warm import must not pay."""
+    nvrtc = runtime_part("core.nvrtc", required=False)
+    if nvrtc is not None:
+        add_nvrtc_include_dirs(nvrtc.numba_cuda_search_dirs())
 
 
 def add_nvrtc_include_dirs(directories: Sequence[str]) -> None:
