@@ -107,8 +107,10 @@ def fresh_process_times(
             env=env,
             capture_output=True,
             text=True,
-            check=True,
         )
+        if done.returncode:
+            # the child's traceback is the whole story of a failed measurement
+            raise SystemExit(f"a fresh process failed ({done.returncode}):\n{done.stderr}")
         results.append(json.loads(done.stdout.strip().splitlines()[-1]))
     return results
 
