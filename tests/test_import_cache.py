@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from import_support import (
@@ -247,6 +248,50 @@ def test_a_builder_killed_mid_build_leaves_nothing_trusted_and_no_lock_to_wait_o
     (entry,) = entries(cache)
     assert read_entry(entry)[2] == []
     assert not list(cache.glob("*/.build-*")), "the next builder removed the dead one's files"
+
+
+def test_the_import_systems_code_that_shapes_an_entry_is_part_of_its_key(copy_of, tmp_path):
+    """A development checkout changing build.py, shim_compiler.py, ... misses (as for the
+    parser's or the runtime's sources); a change to code that only finds or shows entries (the
+    CLI) does not. ENTRY_SHAPING_MODULES names every module build.py reaches but the store's."""
+    from test_layers import import_graph
+
+    from numbast_import.cache.key import ENTRY_SHAPING_MODULES
+
+    graph, reached, todo = import_graph(), set(), ["numbast_import.build"]
+    while todo:
+        module = todo.pop()
+        if module not in reached:
+            reached.add(module)
+            todo += [m for m in graph[module] if m.startswith("numbast_import.")]
+    # The store (its layout is FORMAT_VERSION's), error messages, the progress line, the
+    # package version (a key component of its own).
+    shaping = {m for m in reached if not m.startswith("numbast_import.cache.")}
+    shaping -= {"numbast_import.errors", "numbast_import.progress", "numbast_import.version"}
+    listed = {
+        "numbast_import." + p.removesuffix(".py").replace("/", ".") for p in ENTRY_SHAPING_MODULES
+    }
+    assert listed == shaping
+
+    project, cache = copy_of
+    package = Path(__import__("numbast_import").__file__).parent
+    copy = tmp_path / "checkout" / "numbast_import"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    path = os.pathsep.join([str(copy.parent), *clean_env(cache)["PYTHONPATH"].split(os.pathsep)])
+    (entry,) = entries(cache)
+    code = IMPORT_VEC + "; import numbast_import; print(numbast_import.__file__)"
+
+    (copy / "cli.py").write_text((copy / "cli.py").read_text() + "\n# changed\n")
+    unchanged = run_python(code, project, cache, PYTHONPATH=path)
+    assert unchanged.returncode == 0, unchanged.stderr
+    assert "generating" not in unchanged.stderr
+    assert unchanged.stdout.split() == [str(entry / BINDINGS), str(copy / "__init__.py")]
+
+    (copy / "shim_compiler.py").write_text((copy / "shim_compiler.py").read_text() + "\n# x\n")
+    changed = run_python(code, project, cache, PYTHONPATH=path)
+    assert changed.returncode == 0, changed.stderr
+    assert changed.stderr.count("numbast-import: generating cuda_headers.vec") == 1
+    assert len(entries(cache)) == 2 and str(entry) not in changed.stdout
 
 
 def test_a_read_only_layer_serves_imports_without_a_parse_or_a_write(copy_of, tmp_path):

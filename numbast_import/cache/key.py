@@ -45,6 +45,22 @@ def _distribution_version(name: str) -> str:
         return "not installed"
 
 
+# The import system's modules whose code decides what an entry holds (the rendered module,
+# its shims and their LTO-IR, the coverage in its manifest), relative to numbast_import/. The
+# rest of numbast_import/ only finds, stores or runs entries (the layout those write is
+# FORMAT_VERSION's). tests/test_import_cache.py checks this list against what build.py imports.
+ENTRY_SHAPING_MODULES = (
+    "build.py",
+    "mapping.py",
+    "mapping_nvrtc.py",
+    "nvrtc_diagnostics.py",
+    "rtc/options.py",
+    "shim_compiler.py",
+    "template_coverage.py",
+    "uses.py",
+)
+
+
 def _generator_sources() -> list[tuple[str, Path]]:
     found = []
     for package_name in ("ast_canopy", "numbast"):
@@ -58,12 +74,16 @@ def _generator_sources() -> list[tuple[str, Path]]:
             paths += sorted(p for p in stand_ins.rglob("*") if p.is_file())
         for path in paths:
             found.append((path.relative_to(package.parent).as_posix(), path))
+    import_system = Path(__file__).parent.parent
+    for relative in ENTRY_SHAPING_MODULES:
+        found.append((f"numbast_import/{relative}", import_system / relative))
     return found
 
 
 def generator_fingerprint(memo_dir: Path | None = None) -> str:
     """sha256 of the generator's own sources (the parser, the planning code, the runtime, the
-    static generator and NVRTC's stand-in system headers), so that a development checkout
+    static generator, NVRTC's stand-in system headers and the import system's modules that
+    build an entry: ``ENTRY_SHAPING_MODULES``), so that a development checkout
     changing any of them without a version bump misses. It is a digest of contents (the same
     on every machine, so read-only layers built elsewhere hit); reading ~150 files costs
     ~10 ms, so it is remembered in ``memo_dir`` (the cache root's) under a digest of the
