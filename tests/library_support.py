@@ -153,3 +153,29 @@ def functors_kernel(lib):
 
 
 FUNCTOR_VALUES = np.array([2, 9, 4, 5], dtype=np.float32)
+
+# -- defaulted.cuh: constructors C++ supplies (= default, none declared) -------------------------
+
+DEFAULTED_EXPECTED = [2, 5, 14, 3, 2, 7]
+
+
+def defaulted_kernel(lib):
+    CounterF, OffsetI, Plain, Counter = (
+        lib.Counter[types.float32],
+        lib.Offset[types.int32],
+        lib.Plain,
+        lib.Counter,
+    )
+    MadeF = lib.Made[types.float32]  # a private constructor: a typed global all the same
+
+    def kernel(out):
+        counter = CounterF()  # Counter() = default: count = 2 by its initializer
+        out[0] = counter.get()
+        counter.add(np.float32(3.0))
+        out[1] = counter.get()  # 5
+        out[2] = OffsetI().at(np.int32(4))  # declares no constructor: base = 10
+        out[3] = Plain().apply(np.float32(2.0))  # a plain struct's defaulted constructor
+        out[4] = Counter(T=np.float64).get()  # made in the kernel, by template arguments
+        out[5] = MadeF.make(np.float32(7.0)).get()  # a static member makes it
+
+    return kernel

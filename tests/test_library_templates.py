@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from import_support import run_python
 from library_support import (
+    DEFAULTED_EXPECTED,
     FUNCTOR_EXPECTED,
     FUNCTOR_VALUES,
     LIBRARY,
@@ -20,6 +21,7 @@ from library_support import (
     TEMP_THREADS,
     VALUES_EXPECTED,
     bound_library,
+    defaulted_kernel,
     functors_kernel,
     out_params_kernel,
     temp_storage_expected,
@@ -134,6 +136,30 @@ def test_functors_and_member_operator_templates_numbers():
     kernel = cuda.jit(functors_kernel(bound_library("functors.cuh")))
     kernel[1, 1](cuda.to_device(FUNCTOR_VALUES), out)
     np.testing.assert_allclose(out.copy_to_host(), FUNCTOR_EXPECTED)
+
+
+# -- constructors C++ supplies ---------------------------------------------------------------------
+
+
+def test_instances_with_defaulted_or_no_constructors_are_kernel_globals():
+    assert linked(defaulted_kernel(bound_library("defaulted.cuh")), (F32,))
+
+
+def test_an_instance_without_a_device_constructor_says_why():
+    Sealed = bound_library("defaulted.cuh").Sealed[types.float32]
+
+    def kernel(out):
+        out[0] = Sealed().get()
+
+    with pytest.raises((TypingError, NumbaTypingError), match="no constructor that device code"):
+        link_kernel_to_cubin(kernel, (F32,))
+
+
+@pytest.mark.gpu
+def test_instances_with_defaulted_or_no_constructors_numbers():
+    out = cuda.to_device(np.zeros(len(DEFAULTED_EXPECTED), dtype=np.float32))
+    cuda.jit(defaulted_kernel(bound_library("defaulted.cuh")))[1, 1](out)
+    np.testing.assert_allclose(out.copy_to_host(), DEFAULTED_EXPECTED)
 
 
 # -- the same rows through the import system: intents in the import config -----------------------

@@ -265,6 +265,13 @@ def make_method(
         fields["name"] = fields["name"].split("<", 1)[0].rstrip()
         fields["qual_name"] = f"{parent_qual_name}::{fields['name']}"
     is_deleted = fields.pop("is_deleted") or cursor.is_deleted_method()
+    is_defaulted = cursor.is_default_method()
+    if dependent and is_defaulted and not fields["attributes"] & {"host", "device"}:
+        # CUDA infers the execution space of a member defaulted on its first declaration
+        # (``Vec() = default;``) from what it calls: __host__ __device__ for the members of any
+        # class a kernel can use. clang attaches that implicit attribute when it instantiates
+        # the class; a template's own member has none yet.
+        fields["exec_space"] = ExecutionSpace.HOST_DEVICE
     return Method(
         **fields,
         is_deleted=is_deleted,
@@ -273,7 +280,7 @@ def make_method(
         is_const=cursor.is_const_method(),
         is_explicit=effective_kind(cursor) in (_CK.CONSTRUCTOR, _CK.CONVERSION_FUNCTION)
         and cursor.is_explicit_method(),
-        is_defaulted=cursor.is_default_method(),
+        is_defaulted=is_defaulted,
         is_virtual=cursor.is_virtual_method(),
         parent_qual_name=parent_qual_name,
     )

@@ -117,6 +117,15 @@ class _OverloadsOfStub(ConcreteTemplate):
     argument calls the template, not pick(int) through a conversion)."""
 
     def apply(self, args, kws):
+        if not self.cases and hasattr(self.key, "_cxx_name_"):
+            from numba.cuda.core.errors import TypingError
+
+            raise TypingError(
+                f"{self.key._cxx_name_} has no constructor that device code can call: it "
+                "declares none that is public, __device__ and bindable (BindingSkippedWarning "
+                "and numbast-cache coverage list those skipped); give it one, or make it with a "
+                "static or free __device__ function that returns it"
+            )
         deducers = getattr(self.key, "_numbast_template_deducers_", ())
         if deducers and not kws:
             exact = tuple(types.unliteral(a) for a in args)

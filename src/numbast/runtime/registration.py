@@ -32,6 +32,7 @@ from .overloads import (
     Registries,
     add_declaration,
     add_overload,
+    overload_template,
 )
 from .row_types import resolve_class
 from .shim_library import ShimLibrary
@@ -75,6 +76,9 @@ def register_struct(
     if stub is None:
         stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
     add_struct_stub(numba_type, stub, registries)
+    # The stub is a typed global of kernels even when no constructor binds (a kernel may use
+    # only its static members, or learn from the typing error why it cannot construct one).
+    overload_template(stub, row.python_name, registries)
     library.bound_types.append(numba_type)
     methods: dict[str, list[Call]] = {}
     mutating: dict[str, list[Call]] = {}
