@@ -9,20 +9,22 @@ See docs/rtc.md for the API, what differs from PyCUDA and why, and a porting gui
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from numbast_import.rtc import nvcc as _nvcc
 from numbast_import.rtc.build import build as _build
 from numbast_import.rtc.build import clear_memo
 from numbast_import.rtc.dynamic import DynamicModule, DynamicSourceModule
 from numbast_import.rtc.errors import CompileError
-from numbast_import.rtc.function import Function
 from numbast_import.rtc.generated import DynamicFunction
-from numbast_import.rtc.module import Module
+from numbast_import.rtc.source_module import (
+    DEFAULT_NVCC_FLAGS,
+    CacheDir,
+    SourceModule,
+)
+from numbast_import.rtc.source_module import options_or_default as _options
 from numbast_import.rtc.textures_rewrite import TextureRewriteError
 
 __all__ = [
@@ -30,64 +32,6 @@ __all__ = [
     "SourceModule", "TextureRewriteError", "clear_memo", "compile", "compile_plain",
     "get_nvcc_version", "preprocess_source",
 ]  # fmt: skip
-
-# Options used when a call passes options=None (PyCUDA's module-level default).
-DEFAULT_NVCC_FLAGS: list[str] = []
-
-CacheDir = str | os.PathLike[str] | bool | None
-
-
-def _options(options: Sequence[str] | None) -> list[str]:
-    return list(DEFAULT_NVCC_FLAGS if options is None else options)
-
-
-class SourceModule:
-    """CUDA C++ source compiled and loaded: PyCUDA's ``SourceModule``.
-
-    NVRTC compiles unless ``nvcc`` names an nvcc executable that is found. Kernels are
-    ``extern "C"`` unless ``no_extern_c``; C++ and template kernels are found by the
-    ``name_expressions`` given here (``get_function("scale<float>")``). ``cache_dir=False``
-    compiles afresh, with no disk cache and no sharing with equal SourceModules.
-    """
-
-    def __init__(
-        self,
-        source: str,
-        nvcc: str | None = None,
-        options: Sequence[str] | None = None,
-        keep: bool = False,
-        no_extern_c: bool = False,
-        arch: str | None = None,
-        code: str | None = None,
-        cache_dir: CacheDir = None,
-        include_dirs: Sequence[str] | None = None,
-        name_expressions: Sequence[str] = (),
-    ) -> None:
-        built = _build(
-            source, nvcc=nvcc, options=_options(options), keep=keep, no_extern_c=no_extern_c,
-            arch=arch, code=code, cache_dir=cache_dir, include_dirs=include_dirs,
-            name_expressions=name_expressions,
-        )  # fmt: skip
-        if built.module is None:
-            # SourceModules of one memo entry share the loaded module (its globals too).
-            built.module = Module(
-                built.compiled.code, built.compiled.target,
-                lowered_names=built.compiled.lowered_names, textures=built.textures,
-            )  # fmt: skip
-        self.module: Module = built.module
-        self.source = source
-        self.arch = built.arch
-        self.cubin = built.compiled.code
-        self.compiler_log = built.compiled.log
-
-    def get_function(self, name: str) -> Function:
-        return self.module.get_function(name)
-
-    def get_global(self, name: str) -> tuple[int, int]:
-        return self.module.get_global(name)
-
-    def get_texref(self, name: str) -> Any:
-        return self.module.get_texref(name)
 
 
 def compile(  # noqa: A001 - PyCUDA's name

@@ -114,7 +114,7 @@ class ReductionKernel:
         self, *args: Any, stream: Any = None, out: Any = None, allocator: Any = None
     ) -> Any:
         from numbast_import.elementwise import _size_of, vector_pointer
-        from numbast_import.gpuarray import empty
+        from numbast_import.rtc.gpu_array import GPUArray
 
         if len(args) != len(self.arguments):
             raise TypeError(
@@ -128,7 +128,7 @@ class ReductionKernel:
         allocator = allocator or self.allocator
         extra = {} if allocator is None else {"allocator": allocator}
         if out is None:
-            out = empty((), self.dtype_out, **extra)
+            out = GPUArray((), self.dtype_out, **extra)
         blocks = max(1, min(MAX_BLOCKS, -(-n // BLOCK)))
         per_thread = max(1, -(-n // (blocks * BLOCK)))
         if blocks == 1:
@@ -136,7 +136,7 @@ class ReductionKernel:
                 (1, 1), (BLOCK, 1, 1), stream, out.ptr, *values, n, per_thread
             )
             return out
-        partial = empty((blocks,), self.dtype_out, **extra)
+        partial = GPUArray((blocks,), self.dtype_out, **extra)
         self.stage1.prepared_async_call(
             (blocks, 1), (BLOCK, 1, 1), stream, partial.ptr, *values, n, per_thread
         )

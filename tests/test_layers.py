@@ -132,14 +132,6 @@ LAYERS: dict[str, tuple[str, ...]] = {
 # turns red when they are gone, so that this list is emptied then.
 KNOWN_CYCLES = {
     "ast_canopy: model -> model_templates -> instantiations -> parser -> model": ("ast_canopy.",),
-    "numbast_import's runtime compiler (PyCUDA's API): GPUArray <-> elementwise / reduction "
-    "kernels, compiler <-> rtc.generated": (
-        "numbast_import.compiler",
-        "numbast_import.gpuarray",
-        "numbast_import.elementwise",
-        "numbast_import.reduction",
-        "numbast_import.rtc.",
-    ),
 }
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from numbast_import import compiler, curandom, elementwise, gpuarray, reduction
-from numbast_import.rtc import launch_shapes
+from numbast_import.rtc import elementwise_modules, launch_shapes
 from numbast_import.rtc.linear_combination import linear_combination_parts
 
 FAKE_ADDRESS = 0x7F0000000000
@@ -181,8 +181,9 @@ def test_linear_combination_kernels_compile_with_texture_scalars():
         arguments, parts = linear_combination_parts(((True, dtype, dtype), (False, dtype, dtype)),
                                                     dtype)  # fmt: skip
         assert [a.name for a in arguments] == ["x0", "a1", "x1", "z", "n"]
-        source = elementwise._source(arguments, parts["operation"], parts["name"],
-                                     parts["preamble"], parts["loop_prep"], "", False)  # fmt: skip
+        source = elementwise_modules._source(arguments, parts["operation"], parts["name"],
+                                             parts["preamble"], parts["loop_prep"], "",
+                                             False)  # fmt: skip
         assert b"linear_combination" in compiler.compile(
             source, no_extern_c=True, arch="sm_90", cache_dir=False
         )

@@ -10,18 +10,16 @@ import numpy as np
 from numbast_import.rtc import array_ops
 
 
-def operand(value: Any) -> Any:
-    """A GPUArray for device arrays of other libraries (``__cuda_array_interface__``);
-    numbers and GPUArrays stay as they are."""
-    if isinstance(value, ArrayOperators) or not hasattr(value, "__cuda_array_interface__"):
-        return value
-    from numbast_import.gpuarray import as_gpuarray
-
-    return as_gpuarray(value)
-
-
 class ArrayOperators:
-    """Elementwise operations of GPUArray."""
+    """Elementwise operations of GPUArray (which provides ``_new_like_me``, ``copy`` and
+    ``_adopt``, its view of another library's device array)."""
+
+    def _operand(self, value: Any) -> Any:
+        """A GPUArray for device arrays of other libraries (``__cuda_array_interface__``);
+        numbers and GPUArrays stay as they are."""
+        if isinstance(value, ArrayOperators) or not hasattr(value, "__cuda_array_interface__"):
+            return value
+        return self._adopt(value)
 
     def fill(self, value: Any, stream: Any = None) -> Any:
         array_ops.fill(self, value, stream)
@@ -36,46 +34,46 @@ class ArrayOperators:
         return out
 
     def __add__(self, other: Any) -> Any:
-        return array_ops.binary("+", self, operand(other))
+        return array_ops.binary("+", self, self._operand(other))
 
     def __radd__(self, other: Any) -> Any:
-        return array_ops.binary("+", operand(other), self)
+        return array_ops.binary("+", self._operand(other), self)
 
     def __sub__(self, other: Any) -> Any:
-        return array_ops.binary("-", self, operand(other))
+        return array_ops.binary("-", self, self._operand(other))
 
     def __rsub__(self, other: Any) -> Any:
-        return array_ops.binary("-", operand(other), self)
+        return array_ops.binary("-", self._operand(other), self)
 
     def __mul__(self, other: Any) -> Any:
-        return array_ops.binary("*", self, operand(other))
+        return array_ops.binary("*", self, self._operand(other))
 
     def __rmul__(self, other: Any) -> Any:
-        return array_ops.binary("*", operand(other), self)
+        return array_ops.binary("*", self._operand(other), self)
 
     def __truediv__(self, other: Any) -> Any:
-        return array_ops.binary("/", self, operand(other))
+        return array_ops.binary("/", self, self._operand(other))
 
     def __rtruediv__(self, other: Any) -> Any:
-        return array_ops.binary("/", operand(other), self)
+        return array_ops.binary("/", self._operand(other), self)
 
     def __pow__(self, other: Any) -> Any:
-        return array_ops.binary("**", self, operand(other))
+        return array_ops.binary("**", self, self._operand(other))
 
     def __rpow__(self, other: Any) -> Any:
-        return array_ops.binary("**", operand(other), self)
+        return array_ops.binary("**", self._operand(other), self)
 
     def __iadd__(self, other: Any) -> Any:
-        return array_ops.binary("+", self, operand(other), out=self)
+        return array_ops.binary("+", self, self._operand(other), out=self)
 
     def __isub__(self, other: Any) -> Any:
-        return array_ops.binary("-", self, operand(other), out=self)
+        return array_ops.binary("-", self, self._operand(other), out=self)
 
     def __imul__(self, other: Any) -> Any:
-        return array_ops.binary("*", self, operand(other), out=self)
+        return array_ops.binary("*", self, self._operand(other), out=self)
 
     def __itruediv__(self, other: Any) -> Any:
-        return array_ops.binary("/", self, operand(other), out=self)
+        return array_ops.binary("/", self, self._operand(other), out=self)
 
     def __neg__(self) -> Any:
         return array_ops.negative(self)
@@ -87,7 +85,7 @@ class ArrayOperators:
         return array_ops.absolute(self)
 
     def _compare(self, op: str, other: Any) -> Any:
-        return array_ops.binary(op, self, operand(other))
+        return array_ops.binary(op, self, self._operand(other))
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
         return self._compare("==", other)

@@ -78,11 +78,14 @@ def result_dtype(op: str, left: Any, right: Any) -> np.dtype:
     return np.asarray(probe).dtype
 
 
+def _is_array(value: Any) -> bool:
+    """A GPUArray (the operators made every device array one), not a scalar."""
+    return hasattr(type(value), "__cuda_array_interface__")
+
+
 def _operand(value: Any, name: str, other_is_array: bool) -> tuple[str, str, Any]:
     """(C declaration, C expression, kernel argument) for one operand."""
-    from numbast_import.gpuarray import GPUArray
-
-    if isinstance(value, GPUArray):
+    if _is_array(value):
         ctype = dtype_to_ctype(value.dtype)
         element = f"{name}[0]" if value.shape == () and other_is_array else f"{name}[i]"
         return f"{ctype} *{name}", element, value
@@ -92,9 +95,7 @@ def _operand(value: Any, name: str, other_is_array: bool) -> tuple[str, str, Any
 def binary(op: str, left: Any, right: Any, out: Any = None, stream: Any = None) -> Any:
     """``left op right`` for GPUArrays and scalars (at least one GPUArray); into ``out``
     when given (cast to its dtype, as numpy's in-place operators do)."""
-    from numbast_import.gpuarray import GPUArray
-
-    arrays = [a for a in (left, right) if isinstance(a, GPUArray)]
+    arrays = [a for a in (left, right) if _is_array(a)]
     shaped = [a for a in arrays if a.shape != ()]
     if len({a.shape for a in shaped}) > 1:
         raise ValueError(

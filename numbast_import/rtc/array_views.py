@@ -21,9 +21,7 @@ class ArrayViews:
     def __setitem__(self, index: Any, value: Any) -> None:
         target = self[index]
         if hasattr(value, "__cuda_array_interface__"):
-            from numbast_import.gpuarray import as_gpuarray
-
-            source = as_gpuarray(value)
+            source = self._adopt(value)
             if source.shape != target.shape or not (source._contiguous and target._contiguous):
                 raise ValueError("assigning a GPUArray needs equal shapes, both contiguous")
             array_ops.cast_into(target, source)

@@ -136,7 +136,7 @@ class GeneratedSource:
         include_dirs: Sequence[str] | None = None,
     ) -> Any:
         """Compile the source: a SourceModule (``get_function``, ``get_global``, ...)."""
-        from numbast_import.compiler import SourceModule
+        from numbast_import.rtc.source_module import SourceModule
 
         self._use("compile")
         return SourceModule(

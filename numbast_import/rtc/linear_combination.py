@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from numbast_import.rtc.dtypes import Argument, ScalarArg, VectorArg, dtype_to_ctype
+from numbast_import.rtc.elementwise_modules import get_elwise_module
 from numbast_import.rtc.memoize import context_dependent_memoize
 
 
@@ -48,8 +49,6 @@ def get_linear_combination_kernel(
     ``allow_double_hack=True`` for float64), else ``a_k`` is an argument before ``x_k``. The
     Function takes ``[a_k,] x_k ..., z, n``.
     """
-    from numbast_import.elementwise import get_elwise_module
-
     arguments, parts = linear_combination_parts(summand_descriptors, dtype_z)
     module = get_elwise_module(arguments, **parts)
     function = module.get_function(parts["name"])

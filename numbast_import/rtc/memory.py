@@ -75,6 +75,14 @@ def mem_get_info() -> tuple[int, int]:
     return int(free), int(total)
 
 
+def wait_for_producer(interface: dict[str, Any]) -> None:
+    """CUDA array interface version 3: finish the work of the stream that produced an array
+    (``interface["stream"]``) before using its memory."""
+    stream = interface.get("stream")
+    if stream not in (None, 1, 2):  # 1, 2: the legacy and per-thread default streams
+        check(driver().cuStreamSynchronize(stream), "cuStreamSynchronize")
+
+
 def device_pointer(obj: Any) -> int:
     """The device address ``obj`` stands for: DeviceAllocation, int, an object with
     ``__cuda_array_interface__`` or ``gpudata`` (PyCUDA GPUArray-likes), or a cuda.core
