@@ -128,11 +128,6 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "numbast.headers": ("numbast_import",),
     "cuda_headers": ("numbast_import",),
 }
-# Cycles that other work owns, each named by the modules it lies within; the strict xfail below
-# turns red when they are gone, so that this list is emptied then.
-KNOWN_CYCLES = {
-    "ast_canopy: model -> model_templates -> instantiations -> parser -> model": ("ast_canopy.",),
-}
 
 
 def _module_files() -> dict[str, Path]:
@@ -250,18 +245,6 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def _known(cycle: list[str]) -> bool:
-    return any(
-        all(module.startswith(prefixes) for module in cycle) for prefixes in KNOWN_CYCLES.values()
-    )
-
-
-def test_the_import_graph_has_no_cycle_but_the_known_ones():
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    unknown = [cycle for cycle in _cycles(import_graph()) if not _known(cycle)]
-    assert not unknown, unknown
-
-
-@pytest.mark.xfail(strict=True, reason=f"known cycles of other work: {list(KNOWN_CYCLES)}")
 def test_the_import_graph_has_no_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert not _cycles(import_graph())

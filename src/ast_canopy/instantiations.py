@@ -105,7 +105,7 @@ class FunctionInstantiation(BaseInstantiation):
         An instantiation among ``args`` stands for a default-constructed object of that type.
         ``header`` declares the template (by default the header it was parsed from).
         """
-        from ast_canopy.parser import value_from_constexpr_vardecl
+        from ast_canopy.constexpr_folding import fold_constexpr
 
         if not self.function.is_constexpr:
             raise ValueError(f"{self.qual_name} is not constexpr: clang cannot fold a call to it")
@@ -128,10 +128,10 @@ class FunctionInstantiation(BaseInstantiation):
         call = f"{self.get_instantiated_c_stmt(use_qual_name=True)}({', '.join(operands)})"
         lines.append(f"__device__ constexpr auto {_VALUE_NAME} = {call};")
         source = "\n".join(lines) + "\n"
-        result = value_from_constexpr_vardecl(source, _VALUE_NAME, compute_capability)
-        if result is None:
+        value = fold_constexpr(source, _VALUE_NAME, compute_capability)
+        if value is None:
             raise ValueError(f"clang could not fold {call} to a constant")
-        return result.value
+        return value
 
 
 class ClassInstantiation(BaseInstantiation):

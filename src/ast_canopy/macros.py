@@ -17,9 +17,9 @@ from collections.abc import Iterable
 from clang import cindex as ci
 
 from ast_canopy import _libclang, literals
+from ast_canopy.constant_values import float_text
 from ast_canopy.context import Context
 from ast_canopy.model import MacroConstant, Type, TypeKind
-from ast_canopy.values import float_text
 
 # `#define NAME` then a replacement starting like a literal: digits, a quote, `true`/`false`,
 # possibly behind parentheses and a sign. A function-like macro has `(` right after its name.

@@ -19,86 +19,20 @@ from pathlib import Path
 
 from clang import cindex as ci
 
-from ast_canopy import _libclang, flags, hidden_headers, macros, prelude, toolchain
+from ast_canopy import flags, hidden_headers, macros, toolchain
 from ast_canopy.context import Context
 from ast_canopy.errors import ParseError
 from ast_canopy.extract import extract
 from ast_canopy.model import ConstExprVar, Declarations
+from ast_canopy.translation_units import (
+    PARSE_OPTIONS,
+    errors_of,
+    format_diagnostic,
+    parse_translation_unit,
+    unsupported_arch,
+)
 
 logger = logging.getLogger(__name__)
-
-_PARSE_OPTIONS = ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES | _libclang.VISIT_IMPLICIT_ATTRIBUTES
-_SEVERITY = {
-    ci.Diagnostic.Ignored: "ignored",
-    ci.Diagnostic.Note: "note",
-    ci.Diagnostic.Warning: "warning",
-    ci.Diagnostic.Error: "error",
-    ci.Diagnostic.Fatal: "fatal error",
-}
-
-
-def format_diagnostic(diagnostic: ci.Diagnostic) -> str:
-    """``file:line:col: severity: message``, the way compilers print it."""
-    location = diagnostic.location
-    where = f"{location.file.name}:{location.line}:{location.column}" if location.file else ""
-    severity = _SEVERITY.get(diagnostic.severity, "error")
-    text = f"{severity}: {diagnostic.spelling}"
-    return f"{where}: {text}" if where else text
-
-
-def _errors(tu: ci.TranslationUnit) -> list[ci.Diagnostic]:
-    return [d for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
-
-
-def _unsupported_arch(errors: list[ci.Diagnostic], arch: str) -> ValueError | None:
-    for diagnostic in errors:
-        if "unsupported CUDA gpu architecture" in diagnostic.spelling or (
-            "GPU arch" in diagnostic.spelling and arch in diagnostic.spelling
-        ):
-            return ValueError(
-                f"clang cannot target the GPU arch {arch!r} with this CUDA toolkit "
-                f"({diagnostic.spelling}); use one both support, such as 'sm_80', 'sm_90' or "
-                "'sm_100'"
-            )
-    return None
-
-
-def _parse(
-    source: str,
-    args: list[str],
-    retained: frozenset[str],
-    use_prelude: bool = True,
-    options: int = _PARSE_OPTIONS,
-) -> tuple[ci.TranslationUnit, list[str]]:
-    """Parse, with the precompiled prelude when possible; returns the TU and the files the
-    prelude read (which the TU itself does not list)."""
-    index = _libclang.index()
-    pre = prelude.prelude_for(args) if use_prelude else None
-    in_prelude = set(pre.included_files) if pre is not None else set()
-    if os.path.realpath(source) in in_prelude or not retained.isdisjoint(in_prelude):
-        # The header (or a retained one) is part of the prelude, e.g. vector_types.h: its
-        # declarations would be hidden inside the PCH, which the walk does not enter.
-        pre = None
-    if pre is not None:
-        try:
-            tu = index.parse(source, args=[*args, "-include-pch", pre.pch_path], options=options)
-        except ci.TranslationUnitLoadError:
-            tu = None  # clang refused the PCH outright (a header in it changed)
-        if tu is not None and not _errors(tu):
-            return tu, list(pre.included_files)
-        if tu is None or any(
-            pre.pch_path in d.spelling or "precompiled" in d.spelling for d in _errors(tu)
-        ):
-            prelude.discard(pre)
-        # Otherwise the header itself has errors: parse again without the prelude so that the
-        # diagnostics are exactly those of a plain parse.
-    try:
-        tu = index.parse(source, args=args, options=options)
-    except ci.TranslationUnitLoadError as exc:
-        raise ParseError(
-            source, [f"libclang could not parse {source} at all ({exc}); args: {args}"]
-        ) from exc
-    return tu, []
 
 
 def _included_files(source: str, tu: ci.TranslationUnit, from_prelude: list[str]) -> list[str]:
@@ -200,17 +134,19 @@ def parse_declarations_from_source(
     log("parsing %s: clang %s", source, " ".join(args))
 
     started = time.perf_counter()
-    options = _PARSE_OPTIONS
+    options = PARSE_OPTIONS
     if macros.defines_literals(retained):
         # Macro definitions are kept only in the detailed preprocessing record.
         options |= ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
-    tu, prelude_files = _parse(source, args, retained, not cuda_header_mode, options)
+    tu, prelude_files = parse_translation_unit(
+        source, args, retained, not cuda_header_mode, options
+    )
     parsed = time.perf_counter()
     for diagnostic in tu.diagnostics:
         log("%s", format_diagnostic(diagnostic))
-    errors = _errors(tu)
+    errors = errors_of(tu)
     if errors:
-        arch_error = _unsupported_arch(errors, arch)
+        arch_error = unsupported_arch(errors, arch)
         if arch_error is not None:
             raise arch_error
         if not bypass_parse_error:
