@@ -15,6 +15,7 @@ module uses.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 from numba.cuda import types as numba_types
@@ -29,7 +30,7 @@ from ..core.rows import (
     StructBodyRow,
     StructRow,
 )
-from .deferred import defer
+from .deferred import defer, register_on_lookup
 from .overloads import (
     DEFAULT_REGISTRIES,
     FunctionStubs,
@@ -192,6 +193,7 @@ def apply_rows(
     if templates is not None:
         templates.prepare_stubs(stubs)
     function_rows = [FunctionRow(*row) for row in rows.functions]
+    with_templates = set(stubs.stubs)  # names a function template shares: registered with it
     for function_row in function_rows:
         if not function_row.operator:
             key = bound[function_row.python_name] = stubs.stub(
@@ -221,12 +223,23 @@ def apply_rows(
         for row, numba_type, body, stub in structs:
             apply_struct(row, numba_type, body, types_, rows.shims, library, registries,
                          module_name, context, stub=stub)  # fmt: skip
+        by_name: dict[str, list[FunctionRow]] = {}
         for function_row in function_rows:
+            if lazily and not function_row.operator:
+                if function_row.python_name not in with_templates:
+                    by_name.setdefault(function_row.python_name, []).append(function_row)
+                    continue
             apply_function(function_row, types_, rows.shims, library, stubs, registries)
+        for python_name, named in by_name.items():
+            stub = stubs.stub(python_name, named[0].qual_name)
+            register_on_lookup(
+                stub, partial(_apply_functions, named, types_, rows.shims, library, stubs)
+            )
         if templates is not None:
             templates.register(stubs)
 
-    if registries is DEFAULT_REGISTRIES and not register_now:
+    lazily = registries is DEFAULT_REGISTRIES and not register_now
+    if lazily:
         defer(register)
     else:
         # Use Separate Registry: the user installs the registries into Numba's contexts, which
@@ -234,6 +247,18 @@ def apply_rows(
         # as binding one declaration does (its types are usable as soon as it returns).
         register()
     return AppliedRows(bound, struct_types, enums)
+
+
+def _apply_functions(
+    rows: Sequence[FunctionRow],
+    types_: Sequence[Any],
+    shims: Sequence[tuple[str, str]],
+    library: ShimLibrary,
+    stubs: FunctionStubs,
+) -> None:
+    """The overloads of one bound function, registered when a kernel first looks it up."""
+    for row in rows:
+        apply_function(row, types_, shims, library, stubs)
 
 
 __all__ = [
