@@ -87,7 +87,7 @@ class Call:
 
         def lower_bound_call(context, builder, sig, args):
             library.write_to_shim(call.shim_text, call.shim_name)
-            context.active_code_library.add_linking_file(library.link_object())
+            context.active_code_library.add_linking_file(library.link_object_for(call.shim_name))
             values = [
                 context.cast(builder, value, actual, formal)
                 for value, actual, formal in zip(args, sig.args, visible, strict=True)

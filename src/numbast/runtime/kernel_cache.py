@@ -76,7 +76,9 @@ class Lasting(str):
 # Shared by every copy of the runtime in a process (see state.py): the live ShimLibraries by
 # identity (weak references: a library is not kept alive for a cache), and whether install ran.
 # What an entry must offer, whichever copy made it: link_object(), shim_names() and
-# cache_token(shim_names); a copy that changes that contract must use new table names.
+# cache_token(shim_names), and where its shims are linked in several objects (units),
+# link_objects() and link_objects_for(shim_names); a copy that changes that contract must use
+# new table names.
 _LIBRARIES: dict[str, list] = shared_table("kernel_cache_libraries", dict)
 _INSTALL: dict[str, Any] = shared_table("kernel_cache_install", dict)
 _WARNED: set = shared_table("kernel_cache_warned", set)
@@ -255,13 +257,17 @@ def describe_links(library: Any, link_option: Sequence, nrt: Any) -> tuple | str
     owners = _libraries_by_link_object()
     llvm = "\n".join(library.llvm_strs)
     records: list[tuple] = []
-    objects: list[Any] = []
+    objects: list[Any] = []  # one per record (a library's units share its callbacks)
+    described: set[int] = set()
     for item in library._linking_files:
         if item is nrt:
             continue
         owner = owners.get(id(item))
         if owner is not None:
             identity, bindings = owner
+            if id(bindings) in described:  # another unit of a library already recorded
+                continue
+            described.add(id(bindings))
             names = tuple(sorted(n for n in bindings.shim_names() if n in llvm))
             token = bindings.cache_token(names)
             if token is None:
@@ -294,14 +300,18 @@ def restore_links(library: Any, links: tuple, link_option: Sequence, nrt: Any) -
     link objects and their Module Callbacks back into ``library`` (a code library numba-cuda
     just loaded). Returns why not, or None."""
     records, setup, teardown = links
-    objects: list[Any] = []
+    objects: list[Any] = []  # one per record: what its callbacks belong to
+    linked: list[Any] = []
     for record in records:
         if record[0] == "bindings":
             _kind, identity, names, token = record
             found, problem = _find_library(identity, names, token, link_option)
             if found is None:
                 return problem
-            objects.append(found.link_object())
+            units = getattr(found, "link_objects_for", None)
+            found_objects = units(names) if units is not None else [found.link_object()]
+            objects.append(found_objects[0])
+            linked += found_objects[1:]
         elif record[0] == "file":
             _kind, path, token = record
             if file_digest(path) != token:
@@ -319,6 +329,7 @@ def restore_links(library: Any, links: tuple, link_option: Sequence, nrt: Any) -
     if unrecorded is not None:
         return f"link= holds {unrecorded}, which the cached kernel did not link"
     library._linking_files.update(objects)
+    library._linking_files.update(linked)
     library._setup_functions.extend(objects[i].setup_callback for i in setup)
     library._teardown_functions.extend(objects[i].teardown_callback for i in teardown)
     return None
@@ -336,7 +347,14 @@ def without_link_files(library: Any, nrt: Any) -> Any:
 def _libraries_by_link_object() -> dict[int, tuple[str, Any]]:
     with LOCK:
         tracked = [(identity, ref()) for identity, refs in _LIBRARIES.items() for ref in refs]
-    return {id(lib.link_object()): (identity, lib) for identity, lib in tracked if lib is not None}
+    found = {}
+    for identity, lib in tracked:
+        if lib is None:
+            continue
+        objects = getattr(lib, "link_objects", None)
+        for item in objects() if objects is not None else [lib.link_object()]:
+            found[id(item)] = (identity, lib)
+    return found
 
 
 def _find_library(

@@ -167,6 +167,7 @@ class ShimLibrary:
             _OncePerModule(setup_callback, teardown_callback),
         )
         self._published: list[tuple[dict, str]] = []
+        self._units: Any = None  # ShimUnits (runtime.shim_units), when compiled in units
         self._declared: dict[str, str] = {}
         self._rejected: dict[str, str] = {}
         add_nvrtc_include_dirs([*self.include_dirs, *_stand_in_dirs()])
@@ -223,6 +224,22 @@ class ShimLibrary:
     def link_object(self):
         return self._link
 
+    def link_object_for(self, shim_name: str):
+        """The link object holding the shim ``shim_name``: the library's one, or, when its shims
+        were compiled in units, that shim's unit."""
+        units = self._units
+        return self._link if units is None else units.object_for(shim_name)
+
+    def link_objects(self) -> list:
+        """Every link object kernels may have got from this library so far."""
+        units = self._units
+        return [self._link] if units is None else [self._link, *units.objects()]
+
+    def link_objects_for(self, shim_names: Sequence[str]) -> list:
+        """The link objects a kernel calling ``shim_names`` links."""
+        found = {id(o): o for o in (self.link_object_for(n) for n in shim_names)}
+        return list(found.values()) or [self._link]
+
     def links(self) -> list:
         """What to pass as ``@cuda.jit(link=...)`` (optional: lowering attaches it anyway)."""
         return [self._link]
@@ -273,6 +290,31 @@ class ShimLibrary:
             teardown=getattr(current, "teardown_callback", None),
         )
         self._republish()
+
+    def use_units(
+        self,
+        units: Sequence[tuple[str, Sequence[str]]],
+        load_unit: Callable[[str, list[tuple[str, str]]], bytes],
+        compile_shim: Callable[[str], bytes],
+        identity: str,
+    ) -> None:
+        """Link the shims' units, as compiled by the import system (each kernel the units of
+        the shims it calls: ``runtime.shim_units``), instead of compiling them."""
+        current = self._link
+        callbacks = getattr(current, "_callbacks", None)
+        if callbacks is None:
+            callbacks = _OncePerModule(
+                getattr(current, "setup_callback", None),
+                getattr(current, "teardown_callback", None),
+            )
+        shim_units = runtime_part("runtime.shim_units")
+        self._units = shim_units.ShimUnits(
+            self, units, load_unit, compile_shim, callbacks, identity
+        )
+        primary = self._units.primary()
+        if primary is not None:
+            self._link = primary
+            self._republish()
 
     def extra_shims(self, known: Container[str]) -> list[tuple[str, str]]:
         """The shims used so far that are not in ``known`` (by name)."""
