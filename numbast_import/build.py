@@ -118,9 +118,13 @@ def generate(
     """Render the bindings of ``mapping`` for ``arch`` as ``module_name`` and compile their
     shims. ``entry_dir`` is where the entry will be (None: in memory only); ``progress`` is
     told each stage (numbast_import.progress)."""
-    from numbast_import.shim_compiler import ShimCompileError, compile_shims_to_ltoir
+    from ast_canopy.cache import is_parser_file
+    from numbast_import.shim_compiler import ShimCompileError
+    from numbast_import.shim_units import ShimStore, compile_module_shims
 
     progress = progress if progress is not None else NoProgress()
+    # Units of shims are kept in the root the entry is built into (in memory without one).
+    shim_store = ShimStore(entry_dir.parent.parent if entry_dir is not None else None)
     started = time.time()
     config = mapping.static_config(arch, regenerate_command=regenerate)
     if mapping.uses:
@@ -138,15 +142,22 @@ def generate(
         preamble = rendered.preamble
         if preamble is None:
             preamble = _evaluated_preamble(config, mapping, module_name, filename)
+        read = [p for p in (mapping.header, *rendered.included_files) if not is_parser_file(p)]
+        included = included_file_hashes(read)
         try:
-            compiled = compile_shims_to_ltoir(
+            compiled = compile_module_shims(
                 preamble,
                 rendered.shims,
                 f"{module_name}_shims.cu",
                 arch,
+                mapping.header,
+                {os.path.realpath(path): sha for path, sha in included.items()},
+                shim_store,
                 config.clang_include_paths,
                 config.shim_nvrtc_options,
+                module=module_name,
                 on_round=partial(_report_shims, progress),
+                on_unit=partial(_report_units, progress, len(rendered.shims)),
             )
         except ShimCompileError as exc:
             if exc.wants_default_device and mapping.default_device is None:
@@ -158,7 +169,6 @@ def generate(
                 f"(mapped in {mapping.source})"
             ) from None
         break
-    from ast_canopy.cache import is_parser_file
     from numbast.static.coverage import summarize
     from numbast_import.template_coverage import compile_template_probes
 
@@ -177,16 +187,17 @@ def generate(
         config.shim_nvrtc_options,
     )
 
-    read = [p for p in (mapping.header, *rendered.included_files) if not is_parser_file(p)]
+    artifacts = {BINDINGS: source.encode(), BINDINGS_CODE: code_to_pyc(code, source.encode())}
+    units: dict = {}
+    if compiled.units is None:
+        artifacts.update({SHIM_SOURCE: compiled.source.encode(), SHIM_LTOIR: compiled.ltoir})
+    else:
+        units = {"shim_units": [[digest, names] for digest, names in compiled.units]}
     return BuildOutput(
-        artifacts={
-            BINDINGS: source.encode(),
-            BINDINGS_CODE: code_to_pyc(code, source.encode()),
-            SHIM_SOURCE: compiled.source.encode(),
-            SHIM_LTOIR: compiled.ltoir,
-        },
-        included_files=included_file_hashes(read),
+        artifacts=artifacts,
+        included_files=included,
         notes={
+            **units,
             "included_stamps": included_file_stamps(read, started),
             "shims_left_out": list(compiled.left_out),
             "shims_rejected": dict(compiled.errors),
@@ -205,6 +216,10 @@ def _report_plan(decisions, progress) -> None:
     progress.stage(
         f"planned {len(decisions)} declarations: {bound} bound, {len(decisions) - bound} left out"
     )
+
+
+def _report_units(progress, shims: int, done: int, of: int) -> None:
+    progress.stage(f"compiling {shims} shims with NVRTC: {done} of {of} units done")
 
 
 def _report_shims(progress, compiling: int, of: int) -> None:

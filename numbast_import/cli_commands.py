@@ -43,6 +43,8 @@ def cmd_dir(ctx: Context, args) -> int:
 
 def cmd_list(ctx: Context, args) -> int:
     found = ctx.records()  # template instances are part of their header entry
+    parts = [r for r in found if r.kind in inventory.PART_KINDS]  # shared by header entries
+    found = [r for r in found if r.kind not in inventory.PART_KINDS]
     if ctx.as_json:
         ctx.emit([r.as_json() for r in found], "")
         return OK
@@ -64,7 +66,11 @@ def cmd_list(ctx: Context, args) -> int:
             + (human_size(r.size), human_age(created), (r.digest or "")[: 64 if wide else 12])
         )
     print(table(rows) if wide else table(rows, terminal_width(), cuttable=((2, 3), (1,))))
-    print(f"{len(found)} items, {human_size(inventory.tree_size(ctx.root))} in {ctx.root}")
+    shared = ""
+    if parts:
+        size = human_size(inventory.total_size(parts))
+        shared = f" (and {len(parts)} compiled shim units and preludes they share, {size})"
+    print(f"{len(found)} items{shared}, {human_size(inventory.tree_size(ctx.root))} in {ctx.root}")
     return OK
 
 

@@ -39,8 +39,9 @@ class EntryContext:
         self.instances = (
             EntryInstances(entry.path, arch, entry.read_only) if entry.path is not None else None
         )
-        self._ltoir = entry.read(SHIM_LTOIR)
-        self._source = entry.read(SHIM_SOURCE).decode()
+        # The shims' units (numbast_import.shim_units), or their one unit in the entry.
+        self._units = entry.manifest.get("shim_units")
+        self._entry = entry
         # Shim -> NVRTC's message for those left out of the LTO-IR (kernels calling one are
         # refused with it).
         self._rejected = dict(entry.manifest.get("shims_rejected") or {})
@@ -48,14 +49,25 @@ class EntryContext:
         self.nvrtc_options = list(entry.manifest.get("nvrtc_options") or [])
 
     def use_compiled_shims(self, library: Any) -> None:
-        """Kernels link the entry's LTO-IR (with the shims of template instances, when they use
-        any, compiled into one unit with it, kept beside the entry)."""
-        library.use_precompiled(
-            self._ltoir,
-            self._source,
-            self.arch,
-            self.instances.compile_unit if self.instances is not None else None,
-        )
+        """Kernels link the entry's compiled shims: the units of the shims they call, read from
+        the cache when first linked (a shim of a template instance compiled alone); or the
+        entry's one unit (with the shims of template instances, when they use any, compiled
+        into one unit with it). What is compiled with instances is kept beside the entry."""
+        compile_unit = self.instances.compile_unit if self.instances is not None else None
+        if self._units is not None:
+            from numbast_import.shim_units import unit_loader
+
+            load, compile_shim, identity = unit_loader(
+                self._entry, library, self.arch, compile_unit
+            )
+            library.use_units(self._units, load, compile_shim, identity)
+        else:
+            library.use_precompiled(
+                self._entry.read(SHIM_LTOIR),
+                self._entry.read(SHIM_SOURCE).decode(),
+                self.arch,
+                compile_unit,
+            )
         library.reject_shims(self._rejected)
 
     def kernels(self, module_name: str, rows: Sequence[Any], preamble: str) -> dict[str, Any]:

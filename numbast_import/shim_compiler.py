@@ -68,16 +68,18 @@ def compile_shims_to_ltoir(
     include_dirs: Sequence[str] = (),
     nvrtc_options: Sequence[str] = (),
     on_round: Callable[[int, int], None] | None = None,
+    precompiled_header: str | None = None,
 ) -> CompiledShims:
     """LTO-IR of the preamble and ``shims`` for ``arch``, leaving out the shims NVRTC rejects;
     ``include_dirs`` come first on the include path, ``nvrtc_options`` last (the header's own:
     ``-default-device``). ``on_round(compiling, of)`` is told before each compile of the
-    unit how many of the shims it holds (the build's progress line). Raises ShimCompileError
-    when the header itself does not compile."""
+    unit how many of the shims it holds (the build's progress line). ``precompiled_header``:
+    NVRTC's precompiled preamble to use (``numbast_import.shim_units``). Raises
+    ShimCompileError when the header itself does not compile."""
     from numbast.core.nvrtc import unit_options
 
     options = unit_options(arch, lto=True, user_dirs=include_dirs, extra=nvrtc_options)
-    with _Compiler(preamble, name, options) as compiler:
+    with _Compiler(preamble, name, options, precompiled_header) as compiler:
         return _compile_rounds(compiler, shims, on_round)
 
 
@@ -117,10 +119,13 @@ class _Compiler:
     their shims. (Making the precompiled header costs about one more compile.) The precompiled
     headers live in a private directory, removed when the compiler is done."""
 
-    def __init__(self, preamble: str, name: str, options: list[str]) -> None:
+    def __init__(
+        self, preamble: str, name: str, options: list[str], precompiled: str | None = None
+    ) -> None:
         self.preamble = preamble
         self.name = name
         self.options = options
+        self.precompiled = precompiled  # a precompiled preamble's path (never with -pch)
         self._failures = 0
         self._probing = False
         self._pch_dir: str | None = None
@@ -138,11 +143,16 @@ class _Compiler:
         from numbast.core.nvrtc import NvrtcError, compile_unit
 
         options = self.options
-        if self._probing or self._failures >= 2:
+        if self.precompiled is not None:
+            options = [*options, f"--use-pch={self.precompiled}", "-pch-messages=false"]
+        elif self._probing or self._failures >= 2:
             options = [*options, *self._pch_options()]
         try:
             return compile_unit(source, self.name, options, "ltoir").code, ""
         except NvrtcError as exc:
+            if self.precompiled is not None and "cannot open precompiled header" in exc.log:
+                self.precompiled = None  # removed meanwhile (prune): compile without it
+                return self.compile(source)
             self._failures += 1
             return None, exc.log
 

@@ -67,6 +67,11 @@ def entries(cache: Path) -> list[Path]:
     return sorted(p for p in cache.glob("[0-9a-f][0-9a-f]/*") if p.is_dir() and len(p.name) == 64)
 
 
+def shim_parts(cache: Path) -> int:
+    """How many entries header entries share (compiled shim units, shim preludes)."""
+    return sum(1 for kind in ("shims", "shim-preludes") for _ in cache.glob(f"{kind}/*/*"))
+
+
 IMPORT_VEC = "import cuda_headers.vec as vec; print(vec.__file__)"
 
 # A warm import must run neither clang nor NVRTC: fail any NVRTC compile, then link a kernel

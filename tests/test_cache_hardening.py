@@ -518,7 +518,7 @@ def test_verify_reports_every_kind_of_damage(copy_of):
 
     planted = {}
     path = planted["artifact"] = clone("a1" * 32)
-    (path / "shim.ltoir").write_bytes(b"garbage")
+    (path / "bindings.pyc").write_bytes(b"garbage")
     path = planted["partial"] = clone("a2" * 32)
     (path / MANIFEST).unlink()
     path = planted["not an object"] = clone("a3" * 32)
@@ -536,7 +536,7 @@ def test_verify_reports_every_kind_of_damage(copy_of):
         },
     )
     path = planted["mode"] = clone("a6" * 32)
-    (path / "shim.cu").chmod(0o666)
+    (path / "bindings.py").chmod(0o666)
     instances = EntryInstances(entry, "sm_90")
     instances.put("b1" * 32, {"layout": [4, 4]})
     (record,) = (entry / "instances").glob("*/record.json")
@@ -558,7 +558,7 @@ def test_verify_reports_every_kind_of_damage(copy_of):
         item["path"]: " ".join(item["problems"]) for item in json.loads(done.stdout)["damaged"]
     }
     expected = {
-        "artifact": "shim.ltoir does not match",
+        "artifact": "bindings.pyc does not match",
         "partial": "manifest.json missing",
         "not an object": "not a JSON object",
         "wrong type": "'shims_left_out' must be a list of strings",

@@ -70,7 +70,8 @@ def test_first_import_generates_a_complete_entry(built):
     assert any(path.endswith("cuda_runtime.h") for path in included)
     assert set(manifest["artifacts"]) == set(ARTIFACTS)
     assert manifest["project"] == str(project / "pyproject.toml")
-    assert (entry / "shim.ltoir").stat().st_size > 0
+    (digest, names), *_ = manifest["shim_units"]  # compiled in units (shim entries)
+    assert names and (cache / "shims" / digest[:2] / digest / "unit.ltoir").stat().st_size > 0
     assert cache.stat().st_mode & 0o777 == 0o700
 
 
@@ -138,11 +139,11 @@ def test_editing_an_included_header_misses_and_the_printed_command_rebuilds(tmp_
 def test_a_damaged_entry_is_rebuilt_with_one_warning(copy_of):
     project, cache = copy_of
     (entry,) = entries(cache)
-    (entry / "shim.ltoir").write_bytes(b"garbage")
+    (entry / "bindings.pyc").write_bytes(b"garbage")
     result = run_python(IMPORT_VEC, project, cache)
     assert result.returncode == 0, result.stderr
     assert result.stderr.count("ignoring damaged cache entry") == 1, result.stderr
-    assert "shim.ltoir does not match" in result.stderr
+    assert "bindings.pyc does not match" in result.stderr
     assert "generating cuda_headers.vec" in result.stderr
     (entry,) = entries(cache)
     assert read_entry(entry)[2] == []

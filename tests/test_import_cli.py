@@ -13,7 +13,15 @@ import time
 from pathlib import Path
 
 import pytest
-from import_support import IMPORT_VEC, LINK_WITHOUT_NVRTC, cli, entries, make_project, run_python
+from import_support import (
+    IMPORT_VEC,
+    LINK_WITHOUT_NVRTC,
+    cli,
+    entries,
+    make_project,
+    run_python,
+    shim_parts,
+)
 
 from numbast_import.cache.inventory import tree_size
 from numbast_import.cache.manifest import MANIFEST
@@ -142,24 +150,26 @@ def test_show_explains_hits_and_misses(in_project, capsys):
 def test_verify_reports_every_damaged_entry(in_project, capsys):
     _project, cache = in_project
     (entry,) = entries(cache)
+    parts = shim_parts(cache)  # the entry's compiled shims (units)
     assert main(["verify"]) == 0
-    assert "2 of 2 entries intact" in capsys.readouterr().out  # the entry and the prelude
+    # the entry, the prelude and the parts
+    assert f"{2 + parts} of {2 + parts} entries intact" in capsys.readouterr().out
     second = clone_entry(entry, module="cuda_headers.other")
-    (second / "shim.ltoir").write_bytes(b"garbage")
+    (second / "bindings.pyc").write_bytes(b"garbage")
     third = clone_entry(entry, module="cuda_headers.third")
     manifest = json.loads((third / MANIFEST).read_text())
     manifest["included_files"] = ["not", "a", "table"]
     (third / MANIFEST).write_text(json.dumps(manifest))
     rtc = fake_rtc_entry(cache, corrupt=True)
     status, data = run_json(capsys, "verify")
-    assert status == 1 and data["checked"] == 5
+    assert status == 1 and data["checked"] == 5 + parts
     damaged = {item["path"]: item["problems"] for item in data["damaged"]}
     assert set(damaged) == {str(second), str(third), str(rtc)}
-    assert any("shim.ltoir does not match" in p for p in damaged[str(second)])
+    assert any("bindings.pyc does not match" in p for p in damaged[str(second)])
     assert any("'included_files' must be a table" in p for p in damaged[str(third)])
     assert any("kernel.cubin does not match" in p for p in damaged[str(rtc)])
     assert main(["verify"]) == 1
-    assert "2 of 5 entries intact" in capsys.readouterr().out
+    assert f"{2 + parts} of {5 + parts} entries intact" in capsys.readouterr().out
 
 
 def test_clear_name_clears_only_this_projects_entries(in_project, capsys):
@@ -171,8 +181,10 @@ def test_clear_name_clears_only_this_projects_entries(in_project, capsys):
     assert entries(cache) == [other]
     assert main(["clear", "nothing_mapped"]) == 1
     assert "nothing of that name" in capsys.readouterr().err
+    parts = shim_parts(cache)
     assert main(["clear", "--all"]) == 0
-    assert "removed 2 items" in capsys.readouterr().out  # the entry and the parser's prelude
+    # the entry, the parser's prelude and the compiled shims' parts
+    assert f"removed {2 + parts} items" in capsys.readouterr().out
     assert entries(cache) == [] and not list((cache / "parser").rglob("*.pch"))
 
 
@@ -365,6 +377,6 @@ def test_layers_are_listed_and_verified_but_never_changed(
     (item,) = [i for i in listed if i["kind"] == "header"]
     assert item["read_only"] and item["path"].startswith(str(layer))
     status, verified = run_json(capsys, "verify")
-    assert status == 0 and verified["checked"] == 1
+    assert status == 0 and verified["checked"] == 1 + shim_parts(layer)
     status, cleared = run_json(capsys, "clear", "--all")
     assert status == 0 and cleared["removed"] == [] and len(entries(layer)) == 1

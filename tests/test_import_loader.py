@@ -56,7 +56,8 @@ output = generate("cuda_headers.vec", mapping, "sm_90", None, "rebuild")
 print("module ran:", getattr(builtins, "vec_module_ran", False))
 print("numba loaded:", "numba" in sys.modules)
 print("artifacts:", sorted(output.artifacts))
-print("ltoir:", len(output.artifacts[SHIM_LTOIR]) > 0)
+units = output.notes.get("shim_units")  # compiled in units (numbast_import.shim_units)
+print("ltoir:", len(output.artifacts.get(SHIM_LTOIR, b"")) > 0 or bool(units))
 """
 
 
@@ -119,4 +120,4 @@ def test_a_shim_include_override_expression_is_evaluated_for_the_build(tmp_path)
     )
     result = run_python(code, project, cache, NUMBAST_IMPORT_QUIET="1")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["'#include", "<vec.cuh>'", "_PrecompiledUnit"]
+    assert result.stdout.split() == ["'#include", "<vec.cuh>'", "_LazyUnit"]

@@ -30,7 +30,7 @@ from numbast_import.cache.entries import (
 )
 from numbast_import.cache.instances import INSTANCES_DIR
 from numbast_import.cache.lock import LOCK_SUFFIX, EntryLock
-from numbast_import.cache.manifest import HEADER, INSTANCE, PROGRAM, RTC
+from numbast_import.cache.manifest import HEADER, INSTANCE, PROGRAM, RTC, SHIM, SHIM_PRELUDE
 from numbast_import.cache.root import KEYS_DIR, PARSER_DIR
 
 logger = logging.getLogger(__name__)
@@ -45,7 +45,10 @@ _STAGING = re.compile(re.escape(STAGING_PREFIX) + r"([0-9a-f]{64})-")
 _ARCH_FLAG = re.compile(r"--cuda-gpu-arch=(sm_[0-9]+[a-z]?)")
 _LEGACY_SHARD_LOCKS = (".lock", ".lock.owner")
 # The kinds with entries of their own at a root (instances live inside header entries).
-ROOT_KINDS = (HEADER, RTC, PROGRAM)
+ROOT_KINDS = (HEADER, RTC, PROGRAM, SHIM, SHIM_PRELUDE)
+# Kinds whose entries are parts that header entries share (compiled shim units, precompiled
+# shim preludes): verified, pruned and cleared, but listed as one line.
+PART_KINDS = (SHIM.name, SHIM_PRELUDE.name)
 
 
 @dataclass
@@ -124,6 +127,13 @@ def entry_record(store: EntryStore, path: Path, read_only: bool = False) -> Reco
         record.cuda = _text(key.get("compiler"))
         target = _text(key.get("target")) or "?"
         record.name = f"rtc {target} {str(key.get('source_sha256', ''))[:12]}".rstrip()
+    elif kind is SHIM:
+        shims = manifest.get("shims") or {}
+        record.name = f"shim unit of {len(shims)}" if shims else "shim definitions check"
+        record.arch = _text(key.get("arch"))
+    elif kind is SHIM_PRELUDE:
+        record.name = f"shim prelude {_text(key.get('module')) or '?'}"
+        record.arch = _text(key.get("arch"))
     else:
         record.name = f"program {str(key.get('cuda_core_key', ''))[:12]}".rstrip()
     return record

@@ -39,7 +39,9 @@ BINDINGS = "bindings.py"
 BINDINGS_CODE = "bindings.pyc"
 SHIM_SOURCE = "shim.cu"
 SHIM_LTOIR = "shim.ltoir"
-ARTIFACTS = (BINDINGS, BINDINGS_CODE, SHIM_SOURCE, SHIM_LTOIR)
+# Every header entry has its module; its shims are either one unit (shim.cu, shim.ltoir), or
+# units of their own (``shim`` entries) that the manifest's ``shim_units`` names.
+ARTIFACTS = (BINDINGS, BINDINGS_CODE)
 
 _PYC_CHECKED_HASH = 0b11  # PEP 552 flags: hash-based, check_source
 
@@ -152,6 +154,21 @@ SYMBOLS = FieldType(
 )
 COVERAGE = FieldType("a coverage summary (kinds, device_functions)", _coverage)
 
+
+def _shim_units(value: Any) -> bool:
+    """``[[unit digest, [shim name, ...]], ...]``."""
+    return isinstance(value, list) and all(
+        isinstance(unit, list)
+        and len(unit) == 2
+        and isinstance(unit[0], str)
+        and len(unit[0]) == 64
+        and _strings(unit[1])
+        for unit in value
+    )
+
+
+SHIM_UNITS = FieldType("a list of [unit digest, [shim name, ...]]", _shim_units)
+
 # Fields every entry's manifest has, and may have.
 COMMON_REQUIRED: dict[str, FieldType] = {
     "kind": STRING,
@@ -254,6 +271,7 @@ HEADER = EntryKind(
         "shims_left_out": STRINGS,
         "shims_rejected": NAMES,  # shim -> NVRTC's message
         "nvrtc_options": STRINGS,  # what NVRTC compiled the shims with (-default-device...)
+        "shim_units": SHIM_UNITS,  # the shims' units (shim entries), when not in shim.ltoir
         "coverage": COVERAGE,
         "project": STRING_OR_NULL,
         "regenerate": STRING_OR_NULL,
@@ -280,4 +298,22 @@ PROGRAM = EntryKind(
 # (record.json) or the LTO-IR of shims compiled with instances (unit.ltoir).
 INSTANCE = EntryKind(name="instance", directory="", format=1, sharded=False)
 
-KINDS = {kind.name: kind for kind in (HEADER, RTC, PROGRAM, INSTANCE)}
+# A unit of a header module's shims (shims/<2 hex>/<digest>/unit.ltoir), named by the digest
+# of its shims' keys (numbast_import.shim_keys): shared by every entry whose shims have those
+# keys, so an edited header compiles only the units whose shims changed. Also the answer of
+# whether a header defines symbols of its own (check.json), which decides whether its shims
+# can be compiled in units.
+SHIM = EntryKind(
+    name="shim",
+    directory="shims",
+    format=1,
+    optional={"shims_rejected": NAMES, "shims": NAMES},
+)
+
+# NVRTC's precompiled header of a module's shim preamble (the header and what it includes):
+# shim-preludes/<2 hex>/<digest>/prelude.pch.
+SHIM_PRELUDE = EntryKind(
+    name="shim-prelude", directory="shim-preludes", format=1, artifacts=("prelude.pch",)
+)
+
+KINDS = {kind.name: kind for kind in (HEADER, RTC, PROGRAM, INSTANCE, SHIM, SHIM_PRELUDE)}

@@ -1,0 +1,332 @@
+"""A header module's shims compiled in units that kernels link by name (issue 22).
+
+A kernel used to link the module's whole shim LTO-IR, and nvJitLink spends about 1 ms per KB
+of it: 1.3 s per kernel for a 3000-function header, whatever the kernel calls. Now the shims
+are cut into units of ~16 (``numbast_import.shim_keys``), each compiled on its own and kept in
+the cache as a ``shim`` entry named by the digest of its shims' keys, and a kernel links the
+units of the shims it calls. An edited header compiles only the units whose shims' keys
+changed; every other unit is found in the cache, whichever entry made it.
+
+Units are only possible where linking several of them into one kernel is linking the header
+once: where the header alone defines no symbol and no state of its own (a non-inline function,
+a variable, a ``__global__`` function), which would be defined once per unit (a link error, or
+one copy of the state per unit). NVRTC answers that: the header alone, compiled to PTX, must
+hold nothing but weak symbols. The answer is kept (a ``shim`` entry, ``check.json``) under the
+items that could change it (``header_items.Item.may_define``), so editing inline functions
+does not ask again. Otherwise, or without shims, the module keeps one unit, in its entry
+(``shim.cu``, ``shim.ltoir``), as before.
+
+When several units are compiled, NVRTC first precompiles the preamble (the header and its
+includes: ``--create-pch``), kept as a ``shim-prelude`` entry, written through the entry store
+(a private file, then moved into place whole: NVRTC never reads a partial one); each unit then
+costs NVRTC its shims, not the header again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from numbast_import.cache.entries import EntryStore, Made
+from numbast_import.cache.manifest import SHIM, SHIM_PRELUDE
+from numbast_import.header_items import header_items
+from numbast_import.shim_keys import shim_keys, units_of
+
+logger = logging.getLogger(__name__)
+
+# Bump when how units are compiled changes (their source's layout, the check's rule).
+UNIT_FORMAT = 1
+UNIT = "unit.ltoir"
+CHECK = "check.json"
+PRELUDE = "prelude.pch"
+# Precompile the preamble when at least this many units are compiled (making it costs about
+# one compile and ~15-20 MB on disk; each unit then compiles in about half the time).
+PCH_MIN_UNITS = 4
+# PTX symbols a header alone may hold, being merged when several units define them: weak
+# ones (inline functions' static locals, template instances). Visible symbols would be defined
+# twice, and internal variables would be one copy per unit.
+_OWN_SYMBOL = re.compile(r"^\s*(?:\.visible\b|\.(?:global|shared)\b)", re.M)
+
+
+@dataclass(frozen=True)
+class ModuleShims:
+    """A module's compiled shims: ``units`` (digest, shim names) when in units, else the one
+    unit's ``source`` and ``ltoir``; the shims NVRTC rejected with its messages."""
+
+    units: list[tuple[str, list[str]]] | None
+    source: str = ""
+    ltoir: bytes = b""
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        return tuple(self.errors)
+
+
+# Units this process compiled or read, by digest: an entry built in memory (an unwritable
+# root) links them from here.
+_MEMORY: dict[str, tuple[bytes, dict[str, str]]] = {}
+
+
+class ShimStore:
+    """The ``shim`` and ``shim-prelude`` entries of a cache root and its layers."""
+
+    def __init__(self, root: Path | None, layers: Sequence[Path] = ()) -> None:
+        self.units = EntryStore(SHIM, root, tuple(layers))
+        self.preludes = EntryStore(SHIM_PRELUDE, root, tuple(layers))
+
+    def unit(self, digest: str) -> tuple[bytes, dict[str, str]] | None:
+        """A unit's LTO-IR and the shims NVRTC rejected from it, or None."""
+        found = _MEMORY.get(digest)
+        if found is not None:
+            return found
+        entry = self.units.lookup(digest, {"unit": digest})
+        if entry is None or UNIT not in entry.artifacts:
+            return None
+        found = (entry.read(UNIT), dict(entry.manifest.get("shims_rejected") or {}))
+        _MEMORY[digest] = found
+        return found
+
+    def put_unit(
+        self, digest: str, ltoir: bytes, rejected: Mapping[str, str], keys: Mapping[str, str]
+    ) -> None:
+        fields = {"shims_rejected": dict(rejected), "shims": dict(keys)}
+        self.units.put(digest, {"unit": digest}, Made({UNIT: ltoir}, fields))
+        _MEMORY[digest] = (ltoir, dict(rejected))
+
+    def check(self, digest: str) -> bool | None:
+        """Whether the header behind the check ``digest`` defines symbols; None: unknown."""
+        entry = self.units.lookup(digest, {"check": digest})
+        if entry is None or CHECK not in entry.artifacts:
+            return None
+        try:
+            answer = json.loads(entry.read(CHECK)).get("defines_symbols")
+        except (ValueError, AttributeError):
+            return None
+        return answer if isinstance(answer, bool) else None
+
+    def put_check(self, digest: str, defines: bool) -> None:
+        data = json.dumps({"defines_symbols": defines}).encode()
+        self.units.put(digest, {"check": digest}, Made({CHECK: data}))
+
+    def prelude(self, digest: str, key: Mapping[str, object]) -> Path | None:
+        """The path of the precompiled preamble ``digest`` in the cache, or None."""
+        entry = self.preludes.lookup(digest, key)
+        if entry is None or entry.path is None:
+            return None
+        return entry.path / PRELUDE
+
+    def put_prelude(self, digest: str, key: Mapping[str, object], data: bytes) -> Path | None:
+        entry = self.preludes.put(digest, key, Made({PRELUDE: data}))
+        return None if entry.path is None else entry.path / PRELUDE
+
+
+def _digest(*parts: object) -> str:
+    from numbast_import.shim_keys import _digest as digest
+
+    return digest(*(str(part) for part in parts))
+
+
+def compile_module_shims(
+    preamble: str,
+    shims: Sequence[tuple[str, str]],
+    name: str,
+    arch: str,
+    header: str,
+    context_files: Mapping[str, str],
+    store: ShimStore,
+    include_dirs: Sequence[str] = (),
+    nvrtc_options: Sequence[str] = (),
+    module: str = "",
+    on_round: Callable[[int, int], None] | None = None,
+    on_unit: Callable[[int, int], None] | None = None,
+) -> ModuleShims:
+    """Compile ``shims`` (see the module docstring). ``header`` is the mapped header's path,
+    ``context_files`` path -> sha256 of the other files its parse read. ``on_round`` is told
+    what ``compile_shims_to_ltoir`` tells it when the shims are one unit, ``on_unit(done,
+    of)`` how many of the units to compile are done. Raises
+    ShimCompileError (``numbast_import.shim_compiler``) when the header alone does not
+    compile."""
+    from numbast.core.nvrtc import nvrtc_version, stand_in_digest, unit_options
+    from numbast_import.shim_compiler import compile_shims_to_ltoir
+
+    def single() -> ModuleShims:
+        compiled = compile_shims_to_ltoir(
+            preamble, shims, name, arch, include_dirs, nvrtc_options, on_round=on_round
+        )
+        return ModuleShims(None, compiled.source, compiled.ltoir, dict(compiled.errors))
+
+    if not shims:
+        return single()
+    options = unit_options(arch, lto=True, user_dirs=include_dirs, extra=nvrtc_options)
+    files = sorted((p, h) for p, h in context_files.items() if p != header)
+    context = _digest(
+        UNIT_FORMAT,
+        nvrtc_version(),
+        stand_in_digest(),
+        *options,
+        preamble,
+        *(f for p in files for f in p),
+    )
+    text = Path(header).read_text(encoding="utf-8", errors="surrogateescape")
+    keys = shim_keys(text, shims, context, options)
+    texts = dict(shims)
+    units = [
+        (_digest("unit", *(keys[n] for n in names)), names)
+        for names in units_of([n for n, _t in shims])
+    ]
+    found = {digest: store.unit(digest) for digest, _names in units}
+    missing = [(digest, names) for digest, names in units if found[digest] is None]
+    builder = _UnitBuilder(preamble, name, arch, include_dirs, nvrtc_options, store, module)
+    if builder.defines_symbols(text, context, precompile=len(missing) >= PCH_MIN_UNITS):
+        logger.info("%s: the header defines symbols of its own; its shims stay one unit", name)
+        return single()
+    errors: dict[str, str] = {}
+    for number, (digest, names) in enumerate(missing):
+        if on_unit is not None:
+            on_unit(number, len(missing))
+        compiled = builder.compile([(n, texts[n]) for n in names])
+        store.put_unit(digest, compiled.ltoir, compiled.errors, {n: keys[n] for n in names})
+        found[digest] = (compiled.ltoir, dict(compiled.errors))
+    for digest, _names in units:
+        errors.update(found[digest][1])
+    logger.info(
+        "%s: %d shims in %d units, %d compiled now", name, len(shims), len(units), len(missing)
+    )
+    return ModuleShims(units, errors=errors)
+
+
+class _UnitBuilder:
+    """NVRTC for one module's units: the check, the precompiled preamble, the units."""
+
+    def __init__(self, preamble, name, arch, include_dirs, nvrtc_options, store, module) -> None:
+        self.preamble = preamble
+        self.name = name
+        self.arch = arch
+        self.include_dirs = list(include_dirs)
+        self.nvrtc_options = list(nvrtc_options)
+        self.store = store
+        self.module = module
+        self.precompiled: Path | None = None
+
+    def defines_symbols(self, text: str, context: str, precompile: bool) -> bool:
+        """Whether the header alone holds symbols of its own (see the module docstring);
+        ``precompile``: also find or make NVRTC's precompiled preamble (one compile of the
+        header alone does both when neither is cached)."""
+        items = header_items(text)
+        if items is None:
+            relevant = [text]
+        else:
+            relevant = [i.digest for i in items if i.may_define or not i.declares]
+        digest = _digest("check", context, *relevant)
+        known = self.store.check(digest)
+        if known is None:
+            ptx = self.precompile(context) if precompile else None
+            if ptx is None:
+                ptx = self._header_alone()
+            known = bool(_OWN_SYMBOL.search(ptx))
+            self.store.put_check(digest, known)
+        elif precompile and not known:
+            self.precompile(context)
+        return known
+
+    def _header_alone(self, create_pch: str | None = None) -> str:
+        from numbast.core.nvrtc import NvrtcError, compile_unit, unit_options
+        from numbast_import.shim_compiler import _Compiler, shim_unit
+
+        options = unit_options(
+            self.arch, lto=False, user_dirs=self.include_dirs, extra=self.nvrtc_options
+        )
+        if create_pch is not None:
+            options = [*options, f"--create-pch={create_pch}", "-pch-messages=false"]
+        try:
+            return compile_unit(
+                shim_unit(self.preamble, []), self.name, options, "ptx"
+            ).code.decode(errors="replace")
+        except NvrtcError as exc:
+            compiler = _Compiler(self.preamble, self.name, options)
+            raise compiler.header_error(exc.log, "the header does not compile") from None
+
+    def precompile(self, context: str) -> str | None:
+        """Find or make NVRTC's precompiled preamble, where this NVRTC can; returns the PTX of
+        the header alone when making it compiled that."""
+        from numbast.core.nvrtc import has_automatic_pch
+
+        if not has_automatic_pch():  # NVRTC's precompiled headers came with CUDA 12.8
+            return None
+        key = {"context": context, "module": self.module, "arch": self.arch}
+        digest = _digest("prelude", json.dumps(key, sort_keys=True))
+        self.precompiled = self.store.prelude(digest, key)
+        if self.precompiled is not None:
+            return None
+        scratch = Path(tempfile.mkdtemp(prefix="numbast-pch-"))
+        try:
+            ptx = self._header_alone(create_pch=str(scratch / PRELUDE))
+            data = (scratch / PRELUDE).read_bytes()
+        except OSError as exc:  # NVRTC made none (a full disk)
+            logger.info("%s: no precompiled preamble (%s)", self.name, exc)
+            return None
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        self.precompiled = self.store.put_prelude(digest, key, data)
+        return ptx
+
+    def compile(self, shims: list[tuple[str, str]]):
+        from numbast_import.shim_compiler import compile_shims_to_ltoir
+
+        return compile_shims_to_ltoir(
+            self.preamble,
+            shims,
+            self.name,
+            self.arch,
+            self.include_dirs,
+            self.nvrtc_options,
+            precompiled_header=None if self.precompiled is None else str(self.precompiled),
+        )
+
+
+def unit_loader(entry, library, arch: str, compile_unit: Callable | None):
+    """For ``ShimLibrary.use_units``: (load a unit by digest, compile one shim not in a unit,
+    the module's identity) for the header ``entry``. A unit missing from the cache (pruned
+    apart from its entry) is compiled again, with a warning; where the entry is in a layer,
+    its units are read from that layer."""
+    root = entry.path.parent.parent if entry.path is not None else None
+    store = ShimStore(None if entry.read_only else root, [root] if entry.read_only else [])
+    identity = _digest(
+        "module", json.dumps(entry.manifest.get("shim_units")), json.dumps(
+            entry.manifest.get("included_files"), sort_keys=True
+        ),
+    )  # fmt: skip
+
+    def load(digest: str, shims: list[tuple[str, str]]) -> bytes:
+        found = store.unit(digest)
+        if found is not None:
+            return found[0]
+        from numbast_import.shim_compiler import compile_shims_to_ltoir
+
+        logger.warning(
+            "numbast-import: the shim unit %s of %s is missing from the cache; compiling it "
+            "again", digest[:12], library.link_object().name,
+        )  # fmt: skip
+        compiled = compile_shims_to_ltoir(
+            library.preamble, shims, library.link_object().name, arch,
+            library.include_dirs, library.nvrtc_options,
+        )  # fmt: skip
+        store.put_unit(digest, compiled.ltoir, compiled.errors, {})
+        return compiled.ltoir
+
+    def compile_shim(source: str) -> bytes:
+        options = library.unit_options(arch, lto=True)
+        if compile_unit is not None:
+            return compile_unit(source, options)
+        from numbast.runtime.shim_library import compile_ltoir
+
+        return compile_ltoir(source, options)
+
+    return load, compile_shim, identity

@@ -1,0 +1,198 @@
+"""A header's shims compiled in units that kernels link by name (numbast_import.shim_units),
+bound functions registered when a kernel first looks them up, and an edited header compiling
+only the units whose shims changed (issue 22). CPU: kernels compiled and linked for sm_90;
+GPU: their numbers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from import_support import entries, run_python
+
+FUNCTIONS = 60
+
+
+def function(i: int, body: str | None = None) -> str:
+    return f"__device__ inline float f{i}(float x) {{ return {body or f'x * {i}.0f + 1.0f'}; }}"
+
+
+def write_header(project: Path, bodies: dict[int, str] | None = None, extra: str = "") -> None:
+    bodies = bodies or {}
+    lines = ["#pragma once", *(function(i, bodies.get(i)) for i in range(FUNCTIONS))]
+    (project / "lib.cuh").write_text("\n".join(lines) + "\n" + extra)
+
+
+PYPROJECT = """\
+[tool.numbast-import]
+arch = "sm_90"
+[tool.numbast-import.headers]
+lib = "lib.cuh"
+"""
+
+# Every NVRTC compile of the process, by target (compiles of this header's shims only here).
+COUNT_COMPILES = """
+import json, sys
+from numbast.core import nvrtc
+compiles = []
+original = nvrtc.compile_unit
+def counted(unit, name, options, target, *args, **kwargs):
+    compiles.append(target)
+    return original(unit, name, options, target, *args, **kwargs)
+nvrtc.compile_unit = counted
+import cuda_headers.lib as lib
+print("COMPILES " + json.dumps(compiles))
+"""
+
+KERNELS = """
+import json
+from numba import cuda
+from numba.cuda import types
+import cuda_headers.lib as lib
+from numbast.runtime.deferred import ON_LOOKUP
+from support import link_ltoirs_to_cubin
+
+def one(out):
+    out[0] = lib.f1(types.float32(2.0))
+
+def two(out):
+    out[0] = lib.f1(types.float32(2.0)) + lib.f50(types.float32(2.0))
+
+def linked(kernel):
+    codes, _ = cuda.compile_all(kernel, (types.float32[:],), device=False, abi="numba",
+                                cc=(9, 0), output="ltoir")
+    data = [bytes(codes[0])] + [bytes(code.data) for code in codes[1:]]
+    assert link_ltoirs_to_cubin(data)
+    return [len(part) for part in data[1:]]
+
+print("RESULT " + json.dumps({
+    "one": linked(one),
+    "two": linked(two),
+    "registered": [n for n in ("f1", "f2", "f50") if ON_LOOKUP not in vars(getattr(lib, n))],
+}))
+"""
+
+
+def result(completed, prefix: str = "RESULT "):
+    assert completed.returncode == 0, completed.stderr
+    line = next(ln for ln in completed.stdout.splitlines() if ln.startswith(prefix))
+    return json.loads(line.removeprefix(prefix))
+
+
+def manifest(cache: Path) -> dict:
+    """The manifest of the entry built last (an edited header's entry sits beside the old)."""
+    found = [json.loads((entry / "manifest.json").read_text()) for entry in entries(cache)]
+    return max(found, key=lambda m: m["created"])
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A project mapping a header of 60 inline functions, its entry built."""
+    project = tmp_path_factory.mktemp("units")
+    (project / "pyproject.toml").write_text(PYPROJECT)
+    write_header(project)
+    cache = project / "cache"
+    compiles = result(run_python(COUNT_COMPILES, project, cache), "COMPILES ")
+    return project, cache, compiles
+
+
+def test_a_kernel_links_the_units_of_the_shims_it_calls(project):
+    project, cache, compiles = project
+    units = manifest(cache)["shim_units"]
+    assert len(units) >= 3 and sum(len(names) for _d, names in units) == FUNCTIONS
+    (entry,) = entries(cache)
+    assert not (entry / "shim.ltoir").exists()  # no LTO-IR of every shim
+    # The header alone once (does it define symbols?), then each unit once.
+    assert compiles.count("ltoir") == len(units) and compiles.count("ptx") == 1, compiles
+    if len(units) >= 4:  # NVRTC precompiled the preamble for them
+        assert list((cache / "shim-preludes").glob("*/*/prelude.pch"))
+    found = result(run_python(KERNELS, project, cache))
+    assert len(found["one"]) == 1 and len(found["two"]) == 2  # f1 and f50: two units
+    unit_sizes = {
+        (cache / "shims" / d[:2] / d / "unit.ltoir").stat().st_size for d, _names in units
+    }
+    assert set(found["two"]) <= unit_sizes
+    # Registered with Numba when a kernel first looked them up: f2 never was.
+    assert found["registered"] == ["f1", "f50"]
+
+
+def test_an_edited_body_compiles_one_unit_and_an_appended_function_one(tmp_path):
+    copy = tmp_path  # units are of the header where it is (its path is in their shims' keys)
+    (copy / "pyproject.toml").write_text(PYPROJECT)
+    write_header(copy)
+    cache = copy / "cache"
+    result(run_python(COUNT_COMPILES, copy, cache), "COMPILES ")
+    before = {d: names for d, names in manifest(cache)["shim_units"]}
+
+    write_header(copy, {30: "x * 99.0f"})
+    compiles = result(run_python(COUNT_COMPILES, copy, cache), "COMPILES ")
+    assert compiles == ["ltoir"], compiles  # the unit holding f30's shim; no other compile
+    after = {d: names for d, names in manifest(cache)["shim_units"]}
+    new = [names for d, names in after.items() if d not in before]
+    assert len(new) == 1 and "nbi_shim__Z3f30f" in new[0]
+    assert [n for d, n in after.items() if d in before] == [
+        n for d, n in before.items() if "nbi_shim__Z3f30f" not in n
+    ]
+
+    write_header(copy, {30: "x * 99.0f"}, extra=function(FUNCTIONS) + "\n")
+    compiles = result(run_python(COUNT_COMPILES, copy, cache), "COMPILES ")
+    assert compiles == ["ltoir"], compiles
+
+
+def test_a_unit_missing_from_the_cache_is_compiled_again(project, tmp_path):
+    source, _cache, _compiles = project
+    cache = tmp_path / "cache"
+    shutil.copytree(source / "cache", cache)
+    units = manifest(cache)["shim_units"]
+    for digest, _names in units:
+        shutil.rmtree(cache / "shims" / digest[:2] / digest)
+    completed = run_python(KERNELS, source, cache)
+    assert result(completed)["registered"] == ["f1", "f50"]
+    assert completed.stderr.count("is missing from the cache; compiling it again") == 2
+    left = [d for d, _n in units if not (cache / "shims" / d[:2] / d / "unit.ltoir").exists()]
+    assert len(left) == len(units) - 2  # the two units the kernels linked are back
+
+
+def test_a_header_defining_symbols_keeps_one_unit(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    write_header(tmp_path, extra="__device__ float strong(float x) { return x + 2.0f; }\n")
+    cache = tmp_path / "cache"
+    code = KERNELS.replace("lib.f50(", "lib.strong(")
+    found = result(run_python(code, tmp_path, cache))
+    (entry,) = entries(cache)
+    assert (entry / "shim.ltoir").is_file() and "shim_units" not in manifest(cache)
+    assert len(found["one"]) == 1 and len(found["two"]) == 1  # the one unit
+
+
+GPU_KERNELS = """
+import json
+import numpy as np
+from numba import cuda
+from numba.cuda import types
+import cuda_headers.lib as lib
+
+@cuda.jit(cache=True)
+def kernel(out):
+    out[0] = lib.f1(types.float32(2.0)) + lib.f50(types.float32(2.0))
+    out[1] = lib.f30(types.float32(2.0))
+
+out = cuda.device_array(2, dtype=np.float32)
+kernel[1, 1](out)
+print("RESULT " + json.dumps({"values": out.copy_to_host().tolist(),
+                              "loaded": sum(kernel.stats.cache_hits.values())}))
+"""
+
+
+@pytest.mark.gpu
+def test_units_on_the_gpu(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT.replace('arch = "sm_90"\n', ""))
+    write_header(tmp_path)
+    cache = tmp_path / "cache"
+    first = result(run_python(GPU_KERNELS, tmp_path, cache))
+    assert first["values"] == [(2 * 1 + 1) + (2 * 50 + 1), 2 * 30 + 1] and first["loaded"] == 0
+    assert result(run_python(GPU_KERNELS, tmp_path, cache))["loaded"] == 1  # cache=True
+    write_header(tmp_path, {30: "x * 99.0f"})
+    edited = result(run_python(GPU_KERNELS, tmp_path, cache))
+    assert edited["values"] == [104.0, 198.0] and edited["loaded"] == 0
