@@ -151,14 +151,17 @@ def static_registrations(module: ModuleType, monkeypatch) -> tuple[list[str], st
     """What the generated ``module``'s rows register, applied again through the installed
     runtime with recorders; and the preamble of the module's shim library."""
     from numbast.runtime import apply
+    from numbast.runtime.deferred import run_lookups, run_pending
 
+    # The module's own registrations, deferred at its import (functions: until a kernel looks
+    # them up), run unrecorded.
+    run_pending()
+    run_lookups()
     calls: list[str] = []
     # apply_module looks these up in its module's globals.
     for name, recorder in _recorders(calls).items():
         monkeypatch.setattr(apply, name, recorder)
-    from numbast.runtime.deferred import run_pending
-
-    run_pending()  # the module's own registrations, deferred at its import, run unrecorded
     apply.apply_module("recorded", module._nb_rows, module._numbast_shim_library)
     run_pending()  # these are recorded
+    run_lookups()
     return calls, module._numbast_shim_library.preamble

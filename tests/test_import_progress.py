@@ -99,7 +99,8 @@ def test_a_real_build_reports_each_stage(tmp_path, monkeypatch, caplog):
     assert stages[0].startswith(f"parsing {header} for sm_")
     assert stages[1].startswith("planning ") and stages[1].endswith("const_overloads.cuh")
     assert any(s.startswith("planned ") and " bound, " in s for s in stages)
-    assert any(s.startswith("compiling ") and s.endswith(" shims with NVRTC") for s in stages)
+    # (units: "compiling N shims with NVRTC: 0 of M units done")
+    assert any(s.startswith("compiling ") and " shims with NVRTC" in s for s in stages)
     assert stages[-1].startswith("built in ")
     shown = "\n".join(terminal.lines())
     assert "numbast-import: generating cuda_headers.progress_shown" in shown

@@ -434,7 +434,9 @@ def _template_of(stub):
     from numba.cuda.cudadecl import registry
     from numba.cuda.descriptor import cuda_target
 
-    cuda_target.typing_context.refresh()  # registrations run before Numba types a kernel
+    # Registrations run before Numba types a kernel (a function's when it is looked up).
+    cuda_target.typing_context.refresh()
+    cuda_target.typing_context.resolve_value_type(stub)
     for value, typ in registry.globals:
         if value is stub:
             return typ.templates[0]

@@ -23,6 +23,7 @@ lookup goes on. Numba's target context takes in their lowering when it first mis
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Callable
 from types import FunctionType
 from typing import Any
@@ -35,6 +36,8 @@ _PENDING: list[Callable[[], None]] = shared_table("deferred_registrations", list
 # The attribute of a bound function's stub holding its registrations until it is looked up
 # (every runtime copy uses this name).
 ON_LOOKUP = "_numbast_register_on_lookup_"
+# Weak references to the stubs still waiting for their lookup (run_lookups).
+_WAITING: list = shared_table("registrations_on_lookup", list)
 _HOOK: dict[str, bool] = shared_table("deferred_registrations_hook", dict)
 _AFTER: list[Callable[[Any], None]] = shared_table("after_refresh", list)
 
@@ -100,7 +103,10 @@ def register_on_lookup(stub: Callable, register: Callable[[], None]) -> None:
     """Run ``register`` (the overloads of the bound function ``stub``) when Numba first looks
     ``stub`` up while typing a kernel."""
     with LOCK:
-        setattr(stub, ON_LOOKUP, register)
+        # A list: two modules may add overloads to one stub (dynamic binding shares stubs by
+        # C++ name) before a kernel looks it up; each module's registrations must run.
+        stub.__dict__.setdefault(ON_LOOKUP, []).append(register)
+        _WAITING.append(weakref.ref(stub))
         if _HOOK.get("lookup_installed"):
             return
         from numba.cuda.target import CUDATypingContext
@@ -109,12 +115,29 @@ def register_on_lookup(stub: Callable, register: Callable[[], None]) -> None:
 
         def _get_global_type(self, gv):
             if type(gv) is FunctionType:
-                register_now = gv.__dict__.pop(ON_LOOKUP, None)
-                if register_now is not None:
-                    register_now()
+                with LOCK:
+                    pending = gv.__dict__.pop(ON_LOOKUP, None)
+                if pending:
+                    for register_now in pending:
+                        register_now()
                     self.refresh()  # takes in what was just registered
             return original(self, gv)
 
         _get_global_type.__wrapped__ = original
         CUDATypingContext._get_global_type = _get_global_type
         _HOOK["lookup_installed"] = True
+
+
+def run_lookups() -> None:
+    """Run now every registration still waiting for its function's lookup (what a whole module
+    registers, for tools and tests that compare or list it)."""
+    with LOCK:
+        stubs = [ref() for ref in _WAITING]
+        _WAITING.clear()
+    for stub in stubs:
+        if stub is None:
+            continue
+        with LOCK:
+            pending = stub.__dict__.pop(ON_LOOKUP, None)
+        for register in pending or ():
+            register()

@@ -332,7 +332,13 @@ class ShimLibrary:
         (``kernel_cache`` reuses a cached kernel only while it is unchanged): the compiled link
         object that replaced the source (an import entry's LTO-IR), or the preamble with the
         headers it includes; and the text of each of those shims that it does not hold. None
-        when a shim is unknown here (only declared once lowered, like a template instance)."""
+        when a shim is unknown here (only declared once lowered, like a template instance).
+        Shims compiled in units: the digests of the units holding them (each names what it was
+        compiled from), and the text of those in none."""
+        if self._units is not None:
+            with self._lock:
+                known = {**dict(self.all_shims), **self._declared, **self._used}
+            return self._units.token(shim_names, known)
         link = self._link
         live = isinstance(link, (_LiveShimSource, _LiveShimUnit)) and link._library is self
         compiled = not live
