@@ -21,7 +21,15 @@ and the median (and middle half) of the differences within a round; for the whol
 to the first result (the process's exit left out). The targets of issue 15: ours warm +
 cache=True at most 0.05 s above plain cache=True, ours warm at most 0.12 s above plain.
 
-    python benchmarks/first_launch.py [--runs 7]
+``--against numba.cuda.bf16`` (issue 22) measures another kernel: it converts a float to
+``__nv_bfloat16``, calls ``__hfma`` and ``hsqrt`` and converts back, written once with
+numba-cuda's own vendored bf16 bindings (``theirs``: ``numba.cuda.bf16``, made by NVIDIA's
+Numbast; numba-cuda refuses ``cache=True`` for it) and once with ``numbast.headers.cubf16``
+(``ours, warm`` and ``ours, warm + cache=True``). Targets: ours warm at most 0.02 s above
+theirs, ours with cache=True at most ours without it (medians of the differences within a
+round; run at least 15 rounds).
+
+    python benchmarks/first_launch.py [--runs 7] [--against numba.cuda.bf16]
 """
 
 from __future__ import annotations
@@ -58,12 +66,11 @@ def kernel(arr):
 {body}
 
 
-out = cuda.device_array(2, dtype=np.float64)
+out = cuda.to_device(np.array([3.0, 0.0], dtype=np.{dtype}))
 kernel[1, 1](out)
 cuda.synchronize()
 T3 = time.perf_counter()
-three, root = out.copy_to_host()
-assert three == 3.0 and math.isclose(root, math.sqrt(3.0), rel_tol=1e-3), (three, root)
+{check}
 stats = kernel.stats
 print("PHASES " + json.dumps({{
     "numba": T1 - T0, "bindings": T2 - T1, "first launch": T3 - T2,
@@ -115,10 +122,15 @@ for _where in (
     _timed(*_where)
 """
 
+DEMO_CHECK = """three, root = out.copy_to_host()
+assert three == 3.0 and math.isclose(root, math.sqrt(3.0), rel_tol=1e-3), (three, root)"""
+
 PLAIN = KERNEL.format(
     timers=TIMERS,
     bindings="",
     body=textwrap.indent("three = 1.0 + 2.0\narr[0] = three\narr[1] = math.sqrt(three)", "    "),
+    dtype="float64",
+    check=DEMO_CHECK,
 )
 
 OURS = KERNEL.format(
@@ -130,6 +142,34 @@ OURS = KERNEL.format(
         "arr[1] = types.float64(hsqrt(three))",
         "    ",
     ),
+    dtype="float64",
+    check=DEMO_CHECK,
+)
+
+# The bf16 kernel of issue 22: sqrt(fma(x, x, x)) in __nv_bfloat16 (x = 3: sqrt(12)), the same
+# body with either module's functions.
+BF16_BODY = textwrap.indent(
+    "x = float2bfloat16(arr[0])\narr[1] = bfloat162float(hsqrt(hfma(x, x, x)))", "    "
+)
+BF16_CHECK = """_x, root = out.copy_to_host()
+assert math.isclose(root, math.sqrt(12.0), rel_tol=1e-2), root"""
+THEIRS_BF16 = KERNEL.format(
+    timers=TIMERS,
+    bindings="from numba.cuda.bf16 import bfloat162float, float2bfloat16, hfma, hsqrt",
+    body=BF16_BODY,
+    dtype="float32",
+    check=BF16_CHECK,
+)
+OURS_BF16 = KERNEL.format(
+    timers=TIMERS,
+    bindings=(
+        "import numbast.headers.cubf16 as bf16\n"
+        "float2bfloat16, bfloat162float = bf16.__float2bfloat16, bf16.__bfloat162float\n"
+        "hfma, hsqrt = bf16.__hfma, bf16.hsqrt"
+    ),
+    body=BF16_BODY,
+    dtype="float32",
+    check=BF16_CHECK,
 )
 
 PYPROJECT = """\
@@ -140,6 +180,18 @@ data-models = { __myfloat16 = "PrimitiveModel" }
 """
 
 VARIANTS = ("plain", "plain, cache=True", "ours, warm", "ours, warm + cache=True", "ours, cold")
+# (label, variant, reference, target in seconds or None) for each comparison printed.
+COMPARISONS = (
+    ("ours warm + cache=True", "ours, warm + cache=True", "plain, cache=True", 0.05),
+    ("ours warm", "ours, warm", "plain", 0.12),
+    ("ours cold", "ours, cold", "plain", None),
+)
+BF16_VARIANTS = ("theirs", "ours, warm", "ours, warm + cache=True")
+BF16_COMPARISONS = (
+    ("ours warm", "ours, warm", "theirs", 0.02),
+    ("ours warm + cache=True", "ours, warm + cache=True", "ours, warm", 0.0),
+    ("ours warm + cache=True", "ours, warm + cache=True", "theirs", None),
+)
 PHASE_KEYS = ("startup", "numba", "bindings", "first launch", "exit")
 STEP_KEYS = ("context", "cache load", "refresh", "nvvm", "link", "load")
 # Set per variant below, or (bytecode) left to Python: a value inherited from the shell would
@@ -172,30 +224,40 @@ def run(script: Path, env: dict[str, str]) -> tuple[float, dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
-    runs = parser.parse_args(argv).runs
-    walls: dict[str, list[float]] = {name: [] for name in VARIANTS}
-    phases: dict[str, list[dict]] = {name: [] for name in VARIANTS}
+    parser.add_argument(
+        "--against",
+        choices=("plain", "numba.cuda.bf16"),
+        default="plain",
+        help="the reference: plain Numba (the demo kernel) or numba-cuda's bf16 bindings",
+    )
+    options = parser.parse_args(argv)
+    runs, bf16 = options.runs, options.against == "numba.cuda.bf16"
+    variants = BF16_VARIANTS if bf16 else VARIANTS
+    walls: dict[str, list[float]] = {name: [] for name in variants}
+    phases: dict[str, list[dict]] = {name: [] for name in variants}
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
         shutil.copy(ROOT / "examples" / "demo.cuh", scratch / "demo.cuh")
         (scratch / "pyproject.toml").write_text(PYPROJECT)
         plain, ours = scratch / "plain_kernel.py", scratch / "ours_kernel.py"
-        plain.write_text(PLAIN)
-        ours.write_text(OURS)
+        plain.write_text(THEIRS_BF16 if bf16 else PLAIN)
+        ours.write_text(OURS_BF16 if bf16 else OURS)
         base = {k: v for k, v in os.environ.items() if k not in OWN_VARIABLES}
         base.update(NUMBAST_IMPORT_QUIET="1", NUMBA_CACHE_DIR=str(scratch / "numba-cache"))
         warm = dict(base, NUMBAST_CACHE_DIR=str(scratch / "import-cache"))
         cached = {"FIRST_LAUNCH_CACHE": "1"}
         setups = {
             "plain": (plain, base),
+            "theirs": (plain, base),
             "plain, cache=True": (plain, dict(base, **cached)),
             "ours, warm": (ours, warm),
             "ours, warm + cache=True": (ours, dict(warm, **cached)),
         }
-        for script, env in setups.values():  # fill the caches (each variant's first run)
-            run(script, env)
+        for name in variants:  # fill the caches (each variant's first run)
+            if name in setups:
+                run(*setups[name])
         for round_ in range(runs):
-            for name in VARIANTS:
+            for name in variants:
                 if name == "ours, cold":
                     cold = scratch / f"cold-{round_}"
                     script, env = ours, dict(base, NUMBAST_CACHE_DIR=str(cold))
@@ -206,17 +268,24 @@ def main(argv: list[str] | None = None) -> int:
                     raise RuntimeError(f"{name}: {inside['cache hits']} kernel cache hits")
                 walls[name].append(wall)
                 phases[name].append(inside)
-    report(walls, phases, runs)
+    kernel = "bf16 kernel (__hfma, hsqrt)" if bf16 else "demo kernel"
+    report(walls, phases, runs, kernel, BF16_COMPARISONS if bf16 else COMPARISONS)
     return 0
 
 
-def report(walls: dict[str, list[float]], phases: dict[str, list[dict]], runs: int) -> None:
-    print(f"demo kernel, first launch in a fresh process; medians of {runs}, seconds")
+def report(
+    walls: dict[str, list[float]],
+    phases: dict[str, list[dict]],
+    runs: int,
+    kernel: str,
+    comparisons: tuple,
+) -> None:
+    print(f"{kernel}, first launch in a fresh process; medians of {runs}, seconds")
     columns = "".join(f"{key:>13s}" for key in PHASE_KEYS)
     steps = " ".join(STEP_KEYS)
     print(f"  {'variant':26s} {'process':>8s}{columns}   (in the 1st launch: {steps})")
     medians = {}
-    for name in VARIANTS:
+    for name in walls:
         wall = statistics.median(walls[name])
         parts = "".join(
             f"{statistics.median(p[key] for p in phases[name]):13.3f}" for key in PHASE_KEYS
@@ -229,16 +298,11 @@ def report(walls: dict[str, list[float]], phases: dict[str, list[dict]], runs: i
     # Process times drift (other load, the GPU's clocks) by more than the targets: besides the
     # difference of medians, the median of the differences within each round (the variants of
     # a round run back to back), with the middle half of those differences.
-    comparisons = (
-        ("ours warm + cache=True", "ours, warm + cache=True", "plain, cache=True", 0.05),
-        ("ours warm", "ours, warm", "plain", 0.12),
-        ("ours cold", "ours, cold", "plain", None),
-    )
     # Also to the first result (the process's start to the launch's end, its exit left out):
     # the exit, the CUDA context's teardown, takes about 0.5 s and varies by 0.1 s between
     # processes whatever runs in them.
     to_result = {
-        name: [sum(p[key] for key in PHASE_KEYS[:-1]) for p in phases[name]] for name in VARIANTS
+        name: [sum(p[key] for key in PHASE_KEYS[:-1]) for p in phases[name]] for name in walls
     }
     for metric, values in (("process", walls), ("to result", to_result)):
         for label, ours, reference, target in comparisons:
