@@ -24,6 +24,7 @@ costs NVRTC its shims, not the header again.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -133,6 +134,23 @@ def _digest(*parts: object) -> str:
     return digest(*(str(part) for part in parts))
 
 
+_RULES: list[str] = []
+
+
+def _rules_digest() -> str:
+    """A digest of the code that decides a unit's key and content (these modules, the shim
+    compiler's unit layout), so that a checkout changing how keys follow a header never reuses
+    units keyed by the old rules."""
+    if not _RULES:
+        here = Path(__file__).parent
+        names = ("header_items.py", "shim_keys.py", "shim_units.py", "shim_compiler.py")
+        digest = hashlib.sha256()
+        for name in names:
+            digest.update((here / name).read_bytes())
+        _RULES.append(digest.hexdigest())
+    return _RULES[0]
+
+
 def compile_module_shims(
     preamble: str,
     shims: Sequence[tuple[str, str]],
@@ -168,6 +186,7 @@ def compile_module_shims(
     files = sorted((p, h) for p, h in context_files.items() if p != header)
     context = _digest(
         UNIT_FORMAT,
+        _rules_digest(),
         nvrtc_version(),
         stand_in_digest(),
         *options,

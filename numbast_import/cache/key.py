@@ -51,11 +51,14 @@ def _distribution_version(name: str) -> str:
 # FORMAT_VERSION's). tests/test_import_cache.py checks this list against what build.py imports.
 ENTRY_SHAPING_MODULES = (
     "build.py",
+    "header_items.py",
     "mapping.py",
     "mapping_nvrtc.py",
     "nvrtc_diagnostics.py",
     "rtc/options.py",
     "shim_compiler.py",
+    "shim_keys.py",
+    "shim_units.py",
     "template_coverage.py",
     "uses.py",
 )
