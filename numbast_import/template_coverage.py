@@ -1,8 +1,10 @@
 """Which of a module's templates have an instance that compiles, for the coverage report that
 each cache entry's manifest records (``numbast.static.template_probes`` makes the candidates).
 
-Every candidate of every template goes into one unit, which NVRTC compiles as it compiles
-shims: probes it rejects are left out and the rest compiled again. A template's instance is
+The candidates go into units of at most ``PROBES_PER_UNIT`` probes, which NVRTC compiles as it
+compiles shims: probes it rejects are left out and the rest compiled again. (One unit of every
+probe of a big header is what NVRTC's memory and time grow faster than linearly with: 2.8 GB
+for a 6.5 MB header; bounded units keep both linear.) A template's instance is
 its first candidate that compiled; a template none of whose candidates compiled counts as not
 bound, with the compiler's first message about its first candidate.
 
@@ -21,6 +23,9 @@ from typing import NamedTuple
 from numbast.static.template_probes import PROBE_HELPERS, TemplateProbe, probe_function
 
 logger = logging.getLogger(__name__)
+
+# Probes per NVRTC program: each unit costs a compile of the header, so units stay large.
+PROBES_PER_UNIT = 2000
 
 
 class ProbeOutcome(NamedTuple):
@@ -51,9 +56,12 @@ def compile_template_probes(
             tried.setdefault(key, []).append(instance)
     if not units:
         return {}
-    verdicts = _compile(
-        units, f"{preamble}\n{PROBE_HELPERS}", name, arch, include_dirs, nvrtc_options
-    )
+    verdicts: dict[str, str | None] = {}
+    for start in range(0, len(units), PROBES_PER_UNIT):
+        chunk = units[start : start + PROBES_PER_UNIT]
+        verdicts.update(
+            _compile(chunk, f"{preamble}\n{PROBE_HELPERS}", name, arch, include_dirs, nvrtc_options)
+        )
     found: dict[tuple[str, str], str] = {}
     errors: dict[tuple[str, str], str] = {}
     for function, _text in units:  # in candidate order: the first that compiled wins

@@ -196,3 +196,31 @@ def test_units_on_the_gpu(tmp_path):
     write_header(tmp_path, {30: "x * 99.0f"})
     edited = result(run_python(GPU_KERNELS, tmp_path, cache))
     assert edited["values"] == [104.0, 198.0] and edited["loaded"] == 0
+
+
+PROBED = """
+template <class T> __device__ T twice(T x) { return x + x; }
+template <class T> __device__ T member(T x) { return x.value; }
+"""
+
+
+def test_template_probes_in_several_units_find_what_one_unit_finds(monkeypatch):
+    """Template probes compile in units of bounded size (a big header's one unit of every probe
+    is what NVRTC's memory grows faster with); the outcome does not depend on the cut."""
+    from numbast.static.template_probes import TemplateProbe
+    from numbast_import import template_coverage
+
+    def uses(name: str) -> tuple[tuple[str, str], ...]:
+        return tuple((f"{name}<{t}>", f"(void){name}<{t}>({t}());") for t in ("int", "float"))
+
+    probes = [TemplateProbe("function template", n, uses(n)) for n in ("twice", "member")]
+
+    def outcomes(per_unit: int) -> dict:
+        monkeypatch.setattr(template_coverage, "PROBES_PER_UNIT", per_unit)
+        return template_coverage.compile_template_probes(probes, PROBED, "probes.cu", "sm_90")
+
+    one, several = outcomes(1000), outcomes(1)
+    assert one == several
+    assert one["function template", "twice"].instance == "twice<int>"
+    assert one["function template", "member"].instance is None
+    assert "must have class type" in one["function template", "member"].error
