@@ -23,7 +23,12 @@ from numbast.core.call_plans import (
 from numbast.core.rows import COPY, HIDDEN_OUT, POINTER
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.intents import ArgIntent
-from numbast.planning.type_rules import TypeTable, UnsupportedTypeError, value_type_name
+from numbast.planning.type_rules import (
+    TypeTable,
+    UnsupportedTypeError,
+    shim_type_name,
+    value_type_name,
+)
 
 
 def _value_for(cxx_type: Type, intent: ArgIntent, type_table: TypeTable) -> ShimValue:
@@ -36,7 +41,7 @@ def _value_for(cxx_type: Type, intent: ArgIntent, type_table: TypeTable) -> Shim
         mapped = type_table.to_type(target)
         # A C++ pointer parameter gets the kernel's pointer value itself.
         return ShimValue(
-            mapped, value_type_name(target), POINTER, target.alignof_, pointer=referenced.is_pointer
+            mapped, shim_type_name(target), POINTER, target.alignof_, pointer=referenced.is_pointer
         )
     mapped = type_table.to_type(cxx_type)
     if type_table.enum_storage(cxx_type) is not None:
@@ -47,7 +52,7 @@ def _value_for(cxx_type: Type, intent: ArgIntent, type_table: TypeTable) -> Shim
     mode = HIDDEN_OUT if intent is ArgIntent.OUT_RETURN else COPY
     return ShimValue(
         mapped,
-        value_type_name(cxx_type),
+        shim_type_name(cxx_type),
         mode,
         referenced.alignof_,
         rvalue=cxx_type.is_rvalue_reference,
@@ -79,7 +84,7 @@ def plan_call(
     if return_type is not None and not _is_void(return_type):
         result = ShimValue(
             type_table.to_type(return_type),
-            value_type_name(return_type),
+            shim_type_name(return_type),
             align=return_type.referenced().alignof_,
             enum=type_table.enum_storage(return_type) is not None,
         )

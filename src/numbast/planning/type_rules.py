@@ -39,6 +39,33 @@ def value_type_name(cxx_type: Type) -> str:
     return normalize_cxx_name(strip_cv(name))
 
 
+# The builtins that the host's C library and NVRTC reach by different typedefs: clang parses
+# with the host's <stdint.h> (LP64: int64_t is long), NVRTC with libcu++'s (int64_t is long
+# long). Same size, distinct types: a shim spelling clang's `unsigned long *` cannot pass
+# where the header's `uint64_t *` is `unsigned long long *` under NVRTC.
+_HOST_SPELLED_BUILTINS = frozenset({"long", "unsigned long", "long int", "unsigned long int"})
+
+
+def shim_type_name(cxx_type: Type) -> str:
+    """How a shim spells ``cxx_type`` (cv-qualifiers and reference removed): its canonical
+    spelling, except where that is (a pointer to) ``long`` or ``unsigned long`` reached through
+    a typedef, which keeps the typedef name the header wrote, so that NVRTC reads the type the
+    header's declaration has (Random123's ``uint64_t *hip``)."""
+    canonical = value_type_name(cxx_type)
+    base = cxx_type.referenced()
+    innermost = base
+    while innermost.kind is TypeKind.POINTER and innermost.pointee is not None:
+        innermost = innermost.pointee
+    if innermost.kind is not TypeKind.BUILTIN:
+        return canonical
+    if strip_cv(innermost.canonical_name) not in _HOST_SPELLED_BUILTINS:
+        return canonical
+    written = base.fully_qualified_name or base.name
+    if base.kind is TypeKind.POINTER:
+        return written.removesuffix(" const").strip()
+    return normalize_cxx_name(strip_cv(written))
+
+
 class TypeVocabulary(Protocol[T]):
     """How a type table builds the types it does not look up by name."""
 
