@@ -202,8 +202,11 @@ def apply_rows(
             add_declaration(key, function_row.declaration)
     if templates is not None:
         bound.update(templates.stubs())
+    # A typedef may name a struct bound under its C++ spelling (``typedef Holder<int> X;``):
+    # that stub is in no table of names, or belongs to its class template.
+    by_python_name = {r.python_name: s for r, s in zip(struct_rows, struct_stubs, strict=True)}
     for alias, target in rows.aliases:
-        bound[alias] = bound[target]
+        bound[alias] = bound[target] if target in bound else by_python_name[target]
     if spelled:
         from .spelled_names import spelled_names
 
