@@ -198,6 +198,9 @@ class ClassTemplateRow(NamedTuple):
     partial_specializations: tuple[tuple[Any, tuple], ...]  # (ClassTemplateRow, patterns)
     declaration: str
     member_types: tuple[str, ...] = ()  # public member types by name (format 3)
+    # Struct indexes of the specializations that are instances clang made (not written in the
+    # header): clang lists no member templates for them, so they take the template's.
+    instances: tuple[int, ...] = ()
 
 
 class AliasTemplateRow(NamedTuple):

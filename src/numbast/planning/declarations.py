@@ -12,6 +12,7 @@ be bound; callers report skips.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import keyword
@@ -63,13 +64,39 @@ logger = logging.getLogger(__name__)
 # -- free functions and free operators --------------------------------------------------------
 
 
+def omittable_arguments(func: Function) -> int:
+    """How many trailing parameters have default arguments: calls may leave that many out."""
+    count = 0
+    for param in reversed(func.params):
+        if param.default_value is None:
+            break
+        count += 1
+    return count
+
+
+def _without_last(func: Function, omitted: int) -> tuple[Function, str]:
+    """``func`` as a call that leaves out its last ``omitted`` arguments sees it (the shim
+    calls it with the rest and C++ supplies the defaults), and the shim role that keeps that
+    form's shim apart from the full one's."""
+    if not omitted:
+        return func, ""
+    if omitted > omittable_arguments(func):
+        raise BindingError(f"only {omittable_arguments(func)} parameter(s) have defaults")
+    return dataclasses.replace(func, params=func.params[: len(func.params) - omitted]), (
+        f"d{omitted}"
+    )
+
+
 def plan_function(
     func: Function,
     type_table: TypeTable,
     arg_intents: IntentSpec | None = None,
     python_name: str | None = None,
+    omitted: int = 0,
 ) -> FunctionRow:
-    """The row of a free function or free operator (its call still a CallPlan)."""
+    """The row of a free function or free operator (its call still a CallPlan); ``omitted``:
+    the row of calls leaving out that many defaulted trailing arguments."""
+    func, role = _without_last(func, omitted)
     host_only = host_only_reason(func)
     if host_only is not None:
         raise BindingError(host_only)
@@ -80,7 +107,7 @@ def plan_function(
 
     intents = resolve_intents(func.qual_name, func.params, arg_intents)
     params = [(p.type_, intent) for p, intent in zip(func.params, intents, strict=True)]
-    shim_name = shim_name_for(func.mangled_name, signature_text(func))
+    shim_name = shim_name_for(func.mangled_name, signature_text(func), role)
     declaration = declaration_text(func)
 
     if func.operator is None:
@@ -175,6 +202,9 @@ def plan_struct_body(
         member_rows.append(row)
         if bound is not None:
             bound(method_text(method), location_of(method), row.call.shim_name)
+        for shorter in _defaulted_member_rows(decl, method, this, type_table, intents):
+            member_rows.append(shorter if guard is None else
+                               shorter._replace(call=guard(shorter.call, method)))  # fmt: skip
     for method in inherited:
         try:
             intents = None if method_intents is None else method_intents(method)
@@ -193,6 +223,29 @@ def plan_struct_body(
     )
 
 
+def _defaulted_member_rows(
+    decl: Struct,
+    method: Method,
+    this: tuple[Any, str, int | None],
+    type_table: TypeTable,
+    intents: IntentSpec | None,
+) -> list[MemberRow]:
+    """Rows of the calls that leave out defaulted trailing arguments (``a.incr()`` for
+    ``incr(unsigned long long n = 1)``), as overloads of the member's name."""
+    found = []
+    for omitted in range(1, omittable_arguments(method) + 1):
+        try:
+            row = plan_member(decl, method, this, type_table, intents, omitted=omitted)
+        except (BindingError, UnsupportedTypeError) as exc:
+            logger.debug(
+                "%s without its last %d argument(s): %s", method_text(method), omitted, exc
+            )
+            continue
+        if row is not None:
+            found.append(row)
+    return found
+
+
 def member_templates(decl: Struct, skip: SkipReporter) -> tuple:
     """The struct's member function templates, as template callables."""
     names = TemplateNames((), ())
@@ -207,23 +260,26 @@ def plan_member(
     type_table: TypeTable,
     arg_intents: IntentSpec | None = None,
     inherited: bool = False,
+    omitted: int = 0,
 ) -> MemberRow | None:
     """The row of one member of ``decl``; None for members that are not bound by design
     (non-public, deleted, copy/move constructors, destructors).
 
     ``object_type`` is (the struct's type, its C++ spelling, its alignment); ``arg_intents``
     the intents of a method's reference and pointer parameters (methods and static methods);
-    ``inherited``: a base's member, called through ``decl`` (a shim of its own per class).
+    ``inherited``: a base's member, called through ``decl`` (a shim of its own per class);
+    ``omitted``: the row of calls leaving out that many defaulted trailing arguments.
     """
     member = member_kind(method)
     if member is None:
         return None
+    method, default_role = _without_last(method, omitted)
     if arg_intents and member.kind not in (rows.METHOD, rows.STATIC_METHOD):
         raise BindingError("argument intents apply to methods and static methods only")
     intents = resolve_intents(method.qual_name, method.params, arg_intents)
     params = [(p.type_, intent) for p, intent in zip(method.params, intents, strict=True)]
     plan = functools.partial(plan_call, type_table=type_table)
-    role = _ROLES.get(member.kind, "")
+    role = _ROLES.get(member.kind, "") + default_role
     if inherited:  # the same base member called through each derived class: one shim each
         role += f"in{hashlib.sha256(decl.qual_name.encode()).hexdigest()[:8]}"
     shim_name = shim_name_for(method.mangled_name, method_text(method), role)

@@ -112,11 +112,13 @@ def class_template_row(
     specializations: Sequence[tuple[tuple[str, ...], int]] = (),
     partials: Sequence[ClassTemplatePartialSpecialization] = (),
     arg_intent: MethodIntents | None = None,
+    instances: Sequence[int] = (),
 ) -> ClassTemplateRow:
     """The row of a class template (members that cannot be bound are reported through
     ``skip`` and left out); raises BindingError when the template cannot be bound.
     ``arg_intent`` gives its members' argument intents as NVIDIA writes them
-    (``{"BlockScan": {"InclusiveSum": {"output": "out_return"}}}``)."""
+    (``{"BlockScan": {"InclusiveSum": {"output": "out_return"}}}``); ``instances`` are the
+    struct indexes of the ``specializations`` that clang instantiated (implicit ones)."""
     reason = unsupported_parameter(templ.template_parameters)
     if reason is not None:
         raise BindingError(reason)
@@ -177,6 +179,7 @@ def class_template_row(
         tuple(partial_rows),
         f"{record.qual_name}  // {where.rsplit('/', 1)[-1]}" if where else record.qual_name,
         tuple(getattr(record, "member_type_names", ())),
+        tuple(instances),
     )
 
 

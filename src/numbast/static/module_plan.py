@@ -21,6 +21,7 @@ from numbast.core.rows import (
 from numbast.planning.calls import CallPlan
 from numbast.planning.constants import plan_macro_constant
 from numbast.planning.declarations import (
+    omittable_arguments,
     plan_enum,
     plan_function,
     plan_struct,
@@ -36,7 +37,7 @@ from numbast.planning.descriptions import (
 )
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.inheritance import inherited_methods
-from numbast.planning.intents import method_intent_spec
+from numbast.planning.intents import IntentSpec, method_intent_spec
 from numbast.planning.templates import (
     ClassTemplateIndex,
     alias_template_row,
@@ -92,6 +93,7 @@ class _Planner:
         ]
         # class template -> ((argument spellings), struct index) of its specializations
         self.specializations: dict[str, list[tuple[tuple[str, ...], int]]] = {}
+        self.implicit_instances: dict[str, list[int]] = {}  # class template -> struct indexes
         self.class_template_names = ClassTemplateIndex(
             t.qual_name for t in merged.decls.class_templates
         )
@@ -214,6 +216,8 @@ class _Planner:
             self.specializations.setdefault(spec.template_qual_name, []).append(
                 (tuple(spec.template_arguments), len(kept))
             )
+            if not spec.is_explicit:
+                self.implicit_instances.setdefault(spec.template_qual_name, []).append(len(kept))
             kept.append(row)
             decls.append(spec.record)
         # Every struct type first, so members and signatures can refer to any of them.
@@ -293,6 +297,7 @@ class _Planner:
                     self.specializations.get(templ.qual_name, ()),
                     partials.get(normalize_cxx_name(templ.qual_name), ()),
                     self.config.function_argument_intents,
+                    self.implicit_instances.get(templ.qual_name, ()),
                 )
             except BindingError as exc:
                 self.skip("class template", templ.qual_name, str(exc), where)
@@ -364,6 +369,22 @@ class _Planner:
             self.shim_names.add(row.call.shim_name)
             cooperative = not row.operator and any(p.search(func.name) for p in self.cooperative)
             call = self.guard(row.call, function_key(func), what)
+            self.out.functions.append(row._replace(call=call, cooperative=cooperative))
+            if not row.operator:
+                self.plan_defaulted_forms(func, intents.get(func.name), python_name, cooperative)
+
+    def plan_defaulted_forms(
+        self, func: Function, intents: IntentSpec | None, python_name: str, cooperative: bool
+    ) -> None:
+        """Overloads of ``python_name`` that leave out defaulted trailing arguments."""
+        for omitted in range(1, omittable_arguments(func) + 1):
+            try:
+                row = plan_function(func, self.table, intents, python_name, omitted)
+            except (BindingError, UnsupportedTypeError) as exc:
+                logger.debug("%s without %d argument(s): %s", func.qual_name, omitted, exc)
+                continue
+            call = self.guard(row.call, function_key(func), signature_text(func))
+            self.shim_names.add(row.call.shim_name)
             self.out.functions.append(row._replace(call=call, cooperative=cooperative))
 
     def plan_kernel(self, func: Function, what: str, where: str) -> None:

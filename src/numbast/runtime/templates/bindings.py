@@ -12,6 +12,7 @@ from typing import Any
 from numba.cuda import types
 
 from ...core.rows import AliasTemplateRow, ClassTemplateRow, FunctionTemplateRow, TemplateParamRow
+from ..cxx_types import numba_type_of, register_spelling
 from ..overloads import FunctionStubs
 from .args import explicit_argument, spelled_argument
 from .classes import ClassTemplateBinder
@@ -70,6 +71,13 @@ class ModuleTemplates:
         self.function_rows = [FunctionTemplateRow(*r) for r in function_templates]
         self.alias_rows = [AliasTemplateRow(*r) for r in alias_templates]
         self.binders: list[ClassTemplateBinder] = []
+        self.struct_types = struct_types
+        # Specializations name the module's own structs (CUTLASS's platform::numeric_limits
+        # <cutlass::half_t>): their spellings must resolve before the structs are registered.
+        for numba_type in struct_types:
+            spelling = getattr(numba_type, "cxx_qual_name", None)
+            if spelling is not None and numba_type_of(spelling) is None:
+                register_spelling(spelling, numba_type)
         self.specialization_of: dict[int, tuple[ClassTemplateBinder, tuple[str, ...]]] = {}
         for row in map(ClassTemplateRow._make, class_templates):
             spelled = {tuple(args): struct_types[index] for args, index in row.specializations}
@@ -123,6 +131,8 @@ class ModuleTemplates:
         prefers those on a tie)."""
         for binder in self.binders:
             binder.register()
+            for index in binder.row.instances:
+                binder.add_template_members(self.struct_types[index])
         for row in self.function_rows:
             binder = FunctionTemplateBinder(row, self.context)
             if row.operator:

@@ -222,6 +222,17 @@ class ClassTemplateBinder:
             with self._lock:
                 self._stubs.setdefault(key, stub)
 
+    def add_template_members(self, numba_type: types.Type) -> None:
+        """The member templates of an instance clang made (bound as a struct; clang lists
+        methods for it, not member templates: ``cutlass::complex<float>``'s operators)."""
+        arguments = getattr(numba_type, "template_arguments", None)
+        if arguments is None:
+            return  # not selectable by its arguments (logged by _add_specialization)
+        row, row_arguments = specialized_row(self.row, list(arguments))
+        members = [member for member in row.members if member.own_params]
+        if members:
+            add_member_templates(numba_type, members, row_arguments, self.context)
+
     def _tag(self, numba_type: types.Type, arguments: Sequence[TemplateArgument]) -> None:
         # Function templates deduce through these (``const Vec<T, N> &`` from a Vec3f).
         numba_type.template_qual_name = self.row.qual_name
