@@ -78,6 +78,27 @@ def complex_kernel(m):
     return kernel
 
 
+def complex_arithmetic_kernel(m):
+    """complex<float>'s member operator templates, cutlass::real / imag (function templates
+    beside scalar overloads) and platform::numeric_limits<half_t> (a specialization on a struct
+    of the module)."""
+    from numba import types
+
+    complex_float = m.complex[types.float32]
+    half_limits = m.numeric_limits[m.half_t]
+
+    def kernel(out, x):
+        a = complex_float(x[0], x[1])
+        b = complex_float(x[1], x[0])
+        total = a + b
+        product = a * b
+        out[0] = m.real(total)
+        out[1] = m.imag(product)
+        out[2] = float(half_limits.max())
+
+    return kernel
+
+
 def test_cutlass_numeric_types_import_with_default_device_detected(cutlass_types):
     module, manifest = cutlass_types
     assert "-default-device" in module._numbast_shim_library.nvrtc_options
@@ -93,6 +114,7 @@ def test_half_t_and_complex_kernels_link(cutlass_types):
     signature = (types.float32[::1], types.float32[::1])
     assert link_kernel_to_cubin(half_kernel(module), signature)
     assert link_kernel_to_cubin(complex_kernel(module), signature)
+    assert link_kernel_to_cubin(complex_arithmetic_kernel(module), signature)
 
 
 @pytest.mark.gpu
@@ -109,3 +131,16 @@ def test_half_t_and_complex_compute_on_the_gpu(cutlass_types):
     out = cuda.to_device(np.zeros(2, dtype=np.float32))
     cuda.jit(complex_kernel(module))[1, 1](out, cuda.to_device(x))
     np.testing.assert_array_equal(out.copy_to_host(), x)
+
+
+@pytest.mark.gpu
+def test_complex_operators_real_and_half_limits_on_the_gpu(cutlass_types):
+    from numba import cuda
+
+    module, _ = cutlass_types
+    x = np.array([1.5, 2.25], dtype=np.float32)
+    out = cuda.to_device(np.zeros(3, dtype=np.float32))
+    cuda.jit(complex_arithmetic_kernel(module))[1, 1](out, cuda.to_device(x))
+    a, b = complex(x[0], x[1]), complex(x[1], x[0])
+    expected = [(a + b).real, (a * b).imag, float(np.finfo(np.float16).max)]
+    np.testing.assert_allclose(out.copy_to_host(), np.array(expected, np.float32), rtol=1e-6)
