@@ -126,7 +126,9 @@ def generate(
     # Units of shims are kept in the root the entry is built into (in memory without one).
     shim_store = ShimStore(entry_dir.parent.parent if entry_dir is not None else None)
     started = time.time()
-    config = mapping.static_config(arch, regenerate_command=regenerate)
+    # The mappings that satisfied the schema are remembered in the root's keys/.
+    checked_in = entry_dir.parent.parent / KEYS_DIR if entry_dir is not None else None
+    config = mapping.static_config(arch, regenerate_command=regenerate, checked_in=checked_in)
     if mapping.uses:
         from dataclasses import replace
 

@@ -11,6 +11,8 @@ still finds is translated back to kebab-case too (``kebab_problems``).
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -20,6 +22,20 @@ from typing import Any
 
 from numbast_import.errors import ImportConfigError
 from numbast_import.mapping_nvrtc import nvrtc_option_problem
+
+logger = logging.getLogger(__name__)
+
+
+def _schema_digest(raw: Any) -> str:
+    """A digest of a static mapping and the schema it is checked against."""
+    import importlib.resources
+
+    from numbast.static.config_schema import SCHEMA_FILE, SCHEMA_PACKAGE
+
+    schema = importlib.resources.files(SCHEMA_PACKAGE).joinpath(SCHEMA_FILE).read_bytes()
+    text = json.dumps(raw, sort_keys=True, default=str).encode()
+    return hashlib.sha256(hashlib.sha256(schema).digest() + text).hexdigest()
+
 
 DOCS = "docs/import_system.md"
 
@@ -99,18 +115,33 @@ class HeaderMapping:
             ]
         return raw
 
-    def static_config(self, arch: str, regenerate_command: str | None = None):
+    def static_config(
+        self, arch: str, regenerate_command: str | None = None, checked_in: Path | None = None
+    ):
         """The validated :class:`numbast.static.config.StaticConfig` for ``arch``; problems the
-        static generator finds are reported under the table's kebab-case keys."""
+        static generator finds are reported under the table's kebab-case keys. ``checked_in``:
+        a directory remembering the mappings that satisfied the schema (a cache root's
+        ``keys/``), so an unchanged mapping is not checked against it again."""
         from numbast.static.config import ConfigError, config_from_mapping
 
+        raw = self.static_mapping(arch)
+        memo = None if checked_in is None else checked_in / f"schema-ok-{_schema_digest(raw)}"
         try:
             config = config_from_mapping(
-                self.static_mapping(arch), base_dir=self.base_dir, source=self.source
+                raw,
+                base_dir=self.base_dir,
+                source=self.source,
+                schema_checked=memo is not None and memo.is_file(),
             )
         except ConfigError as exc:
             problems = kebab_problems(exc.problems)
             raise ImportConfigError(problems_message(self.source, problems)) from None
+        if memo is not None and not memo.is_file():
+            try:
+                memo.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                memo.touch()
+            except OSError as exc:  # a read-only root: checked again next time
+                logger.debug("cannot remember the checked mapping in %s: %s", memo, exc)
         from numbast_import.mapping_nvrtc import translated_nvrtc_options
 
         return replace(
