@@ -45,6 +45,8 @@ nvrtc.compile_unit = counted
 import cuda_headers.lib as lib
 print("COMPILES " + json.dumps(compiles))
 print("SCHEMA " + json.dumps("jsonschema" in sys.modules))
+# What a cached kernel (cache=True) calling f30 is checked against.
+print("TOKEN " + json.dumps(lib._numbast_shim_library.cache_token(["nbi_shim__Z3f30f"])))
 """
 
 KERNELS = """
@@ -124,8 +126,9 @@ def test_an_edited_body_compiles_one_unit_and_an_appended_function_one(tmp_path)
     (copy / "pyproject.toml").write_text(PYPROJECT)
     write_header(copy)
     cache = copy / "cache"
-    result(run_python(COUNT_COMPILES, copy, cache), "COMPILES ")
+    first = run_python(COUNT_COMPILES, copy, cache)
     before = {d: names for d, names in manifest(cache)["shim_units"]}
+    assert "nbi_shim__Z3f30f" not in next(iter(before.values()))  # not in the first unit
 
     write_header(copy, {30: "x * 99.0f"})
     edited = run_python(COUNT_COMPILES, copy, cache)
@@ -133,6 +136,9 @@ def test_an_edited_body_compiles_one_unit_and_an_appended_function_one(tmp_path)
     assert compiles == ["ltoir"], compiles  # the unit holding f30's shim; no other compile
     # The mapping satisfied the config schema in the first build: not checked again.
     assert result(edited, "SCHEMA ") is False
+    # A kernel cached calling f30 is not reused: its unit changed.
+    tokens = result(first, "TOKEN "), result(edited, "TOKEN ")
+    assert None not in tokens and tokens[0] != tokens[1]
     after = {d: names for d, names in manifest(cache)["shim_units"]}
     new = [names for d, names in after.items() if d not in before]
     assert len(new) == 1 and "nbi_shim__Z3f30f" in new[0]
