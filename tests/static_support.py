@@ -156,12 +156,12 @@ def static_registrations(module: ModuleType, monkeypatch) -> tuple[list[str], st
     # The module's own registrations, deferred at its import (functions: until a kernel looks
     # them up), run unrecorded.
     run_pending()
-    run_lookups()
+    run_lookups(vars(module).values())
     calls: list[str] = []
     # apply_module looks these up in its module's globals.
     for name, recorder in _recorders(calls).items():
         monkeypatch.setattr(apply, name, recorder)
-    apply.apply_module("recorded", module._nb_rows, module._numbast_shim_library)
+    names = apply.apply_module("recorded", module._nb_rows, module._numbast_shim_library)
     run_pending()  # these are recorded
-    run_lookups()
+    run_lookups(names.values())
     return calls, module._numbast_shim_library.preamble

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import FunctionType
 from typing import Any
 
@@ -128,14 +128,15 @@ def register_on_lookup(stub: Callable, register: Callable[[], None]) -> None:
         _HOOK["lookup_installed"] = True
 
 
-def run_lookups() -> None:
-    """Run now every registration still waiting for its function's lookup (what a whole module
-    registers, for tools and tests that compare or list it)."""
-    with LOCK:
-        stubs = [ref() for ref in _WAITING]
-        _WAITING.clear()
+def run_lookups(stubs: Iterable[Any] | None = None) -> None:
+    """Run now the registrations still waiting for a lookup of ``stubs`` (default: of every
+    function), for tools and tests that compare or list what a module registers."""
+    if stubs is None:
+        with LOCK:
+            stubs = [ref() for ref in _WAITING]
+            _WAITING.clear()
     for stub in stubs:
-        if stub is None:
+        if type(stub) is not FunctionType:  # a stub gone, or another value of a module
             continue
         with LOCK:
             pending = stub.__dict__.pop(ON_LOOKUP, None)
