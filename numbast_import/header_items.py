@@ -19,6 +19,7 @@ depends on all of it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -97,8 +98,16 @@ def tokenize(text: str) -> list[Token]:
     return tokens
 
 
-def header_items(text: str) -> list[Item] | None:
-    """The items of the header ``text`` in order, or None where its braces do not balance."""
+@functools.lru_cache(maxsize=4)
+def header_items(text: str) -> tuple[Item, ...] | None:
+    """The items of the header ``text`` in order, or None where its braces do not balance.
+    Remembered for the last few headers: a build asks twice (the shims' keys, and whether the
+    header defines symbols), and cutting a 3000-function header takes ~0.4 s."""
+    found = _header_items(text)
+    return None if found is None else tuple(found)
+
+
+def _header_items(text: str) -> list[Item] | None:
     tokens = tokenize(text)
     items: list[Item] = []
     scopes: list[str] = []

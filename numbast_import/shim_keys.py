@@ -90,7 +90,7 @@ class _Reach:
     """The digest of everything each item reaches (itself, the items declaring what it
     mentions, and so on), computed once per strongly connected group of items."""
 
-    def __init__(self, items: list[Item], own: list[str]) -> None:
+    def __init__(self, items: Sequence[Item], own: list[str]) -> None:
         self.items = items
         self.own = own
         self.declaring: dict[str, list[int]] = {}
