@@ -124,13 +124,14 @@ def test_declared_templates_and_enumerator_arguments_as_parsed():
     header = str(DATA / "specializations.cuh")
     decls = parse_declarations_from_source(header, [header], "sm_90")
     templates = {t.qual_name: t for t in decls.class_templates}
-    assert set(templates) == {"spec::limits", "spec::store", "spec::Pack"}
+    assert set(templates) == {"spec::limits", "spec::store", "spec::dispatch", "spec::Pack"}
     assert templates["spec::Pack"].template_parameters[2].default == "(sizeof(T) >= 4)"
     assert templates["spec::limits"].record.sizeof_ is None  # declared only: no members
     assert [s.qual_name for s in decls.class_template_specializations] == [
         "spec::limits<float, spec::kind::floating>",  # scoped: the enum's scope
         "spec::limits<int, spec::kind::integral>",
         "spec::store<float, spec::packed>",  # unscoped: the enclosing namespace
+        "spec::dispatch<4U>",  # a named constant: its value
     ]
 
 
@@ -155,3 +156,45 @@ def test_a_declared_template_numbers(specializations):
     out = cuda.to_device(np.zeros(2, np.float32))
     cuda.jit(pack_kernel(specializations))[1, 1](out)
     np.testing.assert_array_equal(out.copy_to_host(), np.float32([3.5, -4]))
+
+
+def enumerator_specializations_kernel(lib):
+    Floating = lib.limits[types.float32, lib.kind.floating]  # template <> limits<float, ...>
+    Integral = lib.limits[types.int32, lib.kind.integral]
+    Packed = lib.store[types.float32, lib.packed]  # an unscoped enum's enumerator
+    Block = lib.dispatch[4]  # written dispatch<detail::block_id>
+
+    def kernel(out):
+        out[0] = Floating.largest()
+        out[1] = Integral.largest()
+        out[2] = Packed(np.float32(1.5), np.float32(2.0)).sum()
+        out[3] = Block.id()
+
+    return kernel
+
+
+def test_explicit_specializations_with_value_arguments_are_selected(specializations):
+    lib = specializations
+    assert lib.limits[types.float32, lib.kind.floating]._cxx_name_ == (
+        "spec::limits<float, spec::kind::floating>"  # the specialization written in the header
+    )
+    link_kernel_to_cubin(enumerator_specializations_kernel(lib), (types.float64[:],))
+
+
+@pytest.mark.gpu
+def test_explicit_specializations_with_value_arguments_numbers(specializations):
+    out = cuda.to_device(np.zeros(4, np.float64))
+    cuda.jit(enumerator_specializations_kernel(specializations))[1, 1](out)
+    np.testing.assert_array_equal(out.copy_to_host(), [np.float32(3.0e38), 2147483647, 3.5, 40])
+
+
+def test_instances_a_default_instantiated_are_not_functions():
+    """clang lists the instances of a function template that a default template argument
+    instantiated (``kind_of<float>()``) at the top level of the unit, outside their
+    namespace: they are the template's, not functions of their own."""
+    from ast_canopy import parse_declarations_from_source
+
+    header = str(DATA / "function_instances.cuh")
+    decls = parse_declarations_from_source(header, [header], "sm_90")
+    assert [f.qual_name for f in decls.functions] == ["fi::width"]
+    assert [t.qual_name for t in decls.function_templates] == ["fi::kind_of"]

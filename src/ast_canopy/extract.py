@@ -91,6 +91,13 @@ class Extractor:
         return True
 
     def _function(self, cursor: ci.Cursor, scope: str) -> None:
+        if cursor.specialized_template is not None and not instances.is_explicit_specialization(
+            cursor
+        ):
+            # An implicit instance of a function template (clang lists those a consteval
+            # call instantiated, libcu++'s __make_numeric_limits_type<float>, at the top level
+            # of the unit): the template is reported, not its instances.
+            return
         if self._first_declaration(cursor):
             self.decls.functions.append(functions.make_function(self.ctx, cursor, scope))
 

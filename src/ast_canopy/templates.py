@@ -118,44 +118,73 @@ def make_alias_template(ctx: Context, cursor: ci.Cursor, scope: str) -> AliasTem
 
 def record_spelling(record_type: ci.Type) -> str:
     """A record type's canonical spelling, fully qualified (``ns::Vec<float, 3>``), with its
-    enumerator arguments qualified too."""
+    value arguments spelled so that they mean the same anywhere (see ``_portable_values``)."""
     spelling = record_type.get_canonical().spelling
     if "<" not in spelling:
         return spelling
     declaration = record_type.get_canonical().get_declaration()
-    return _with_qualified_enumerators(spelling, primary_template(declaration))
+    return _portable_values(spelling, declaration, primary_template(declaration))
 
 
-_ENUMERATOR = re.compile(r"^[A-Za-z_]\w*(?:::[A-Za-z_]\w*)?$")
+_NAME_CHAIN = re.compile(r"^(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*$")
 
 
-def _with_qualified_enumerators(spelling: str, primary: ci.Cursor | None) -> str:
-    """``spelling`` with its enumerator arguments qualified: clang prints a value argument of
-    an enum parameter as the enumerator written in the enum's scope
-    (``cuda::std::__numeric_limits_impl<float, __numeric_limits_type::__floating_point>``),
-    which names nothing outside it; a specialization's name must (shims spell it)."""
-    if primary is None or "<" not in spelling:
+def _portable_values(spelling: str, specialization: ci.Cursor, primary: ci.Cursor | None) -> str:
+    """``spelling`` with its value arguments written so that they name the same anywhere:
+    clang prints an argument as the specialization wrote it, in the scope it was written in,
+    which names nothing outside: an enumerator of an enum parameter
+    (``cuda::std::__numeric_limits_impl<float, __numeric_limits_type::__floating_point>``) is
+    qualified with the enum's scope, and a named constant of an integer parameter
+    (cooperative groups' ``tile_reduce_dispatch<details::coalesced_group_id>``) becomes its
+    value, as clang writes literals (``1U``). A specialization's name is spelled by shims."""
+    if primary is None:
         return spelling
     parameters = [c for c in primary.get_children() if c.kind in TEMPLATE_PARAM_KINDS]
     arguments = list(split_template_arguments(spelling))
     if len(arguments) > len(parameters):  # a pack: positions do not line up
         return spelling
-    qualified: dict[int, str] = {}
+    rewritten: dict[int, str] = {}
     for index, (parameter, argument) in enumerate(zip(parameters, arguments)):  # noqa: B905
         if parameter.kind != ci.CursorKind.TEMPLATE_NON_TYPE_PARAMETER:
             continue
-        enum = parameter.type.get_canonical().get_declaration()
-        if enum.kind != ci.CursorKind.ENUM_DECL or not _ENUMERATOR.match(argument):
+        if not _NAME_CHAIN.match(argument) or argument in ("true", "false", "nullptr"):
             continue
-        name = qualified_name(enum)  # the enum's: "cuda::std::E"
-        scope = name if enum.is_scoped_enum() else name.rpartition("::")[0]
-        enumerator = argument.rpartition("::")[2]
-        qualified[index] = f"{scope}::{enumerator}" if scope else enumerator
-    if not qualified or any(_written_as_pack(p) for p in parameters[: max(qualified)]):
-        return spelling  # nothing to qualify, or a pack before: positions do not line up
-    for index, argument in qualified.items():
+        value_type = parameter.type.get_canonical()
+        enum = value_type.get_declaration()
+        if enum.kind == ci.CursorKind.ENUM_DECL:
+            name = qualified_name(enum)  # the enum's: "cuda::std::E"
+            scope = name if enum.is_scoped_enum() else name.rpartition("::")[0]
+            enumerator = argument.rpartition("::")[2]
+            rewritten[index] = f"{scope}::{enumerator}" if scope else enumerator
+        elif specialization.get_template_argument_kind(index) == ci.TemplateArgumentKind.INTEGRAL:
+            rewritten[index] = _integer_literal(specialization, index, value_type)
+    if not rewritten or any(_written_as_pack(p) for p in parameters[: max(rewritten)]):
+        return spelling  # nothing to rewrite, or a pack before: positions do not line up
+    for index, argument in rewritten.items():
         arguments[index] = argument
     return f"{spelling[: spelling.index('<')]}<{', '.join(arguments)}>"
+
+
+_UNSIGNED = {
+    ci.TypeKind.UINT: "U",
+    ci.TypeKind.ULONG: "UL",
+    ci.TypeKind.ULONGLONG: "ULL",
+    ci.TypeKind.USHORT: "",
+    ci.TypeKind.UCHAR: "",
+}
+_LONG = {ci.TypeKind.LONG: "L", ci.TypeKind.LONGLONG: "LL"}
+
+
+def _integer_literal(specialization: ci.Cursor, index: int, value_type: ci.Type) -> str:
+    """The integer argument ``index`` of ``specialization`` as clang writes a literal of its
+    parameter's type (``4U`` for unsigned int, ``-3`` for int)."""
+    if value_type.kind == ci.TypeKind.BOOL:
+        return "true" if specialization.get_template_argument_value(index) else "false"
+    if value_type.kind in _UNSIGNED:
+        value = specialization.get_template_argument_unsigned_value(index)
+        return f"{value}{_UNSIGNED[value_type.kind]}"
+    value = specialization.get_template_argument_value(index)
+    return f"{value}{_LONG.get(value_type.kind, '')}"
 
 
 def _written_as_pack(parameter: ci.Cursor) -> bool:

@@ -1,8 +1,9 @@
 // Class templates only declared, defined by their specializations (CUTLASS's
 // Array<T, N, bool RegisterSized = ...> is Array<T, N, true> and Array<T, N, false>), and
 // explicit specializations whose arguments are enumerators (libcu++'s
-// __numeric_limits_impl<float, __numeric_limits_type::__floating_point>): their names must be
-// spelled qualified where shims use them.
+// __numeric_limits_impl<float, __numeric_limits_type::__floating_point>) or named constants
+// (cooperative groups' tile_reduce_dispatch<details::coalesced_group_id>): their names must
+// mean the same where shims spell them.
 #pragma once
 
 namespace spec {
@@ -31,6 +32,18 @@ struct store<float, packed> {
   float v[2];
   __device__ store(float a, float b) : v{a, b} {}
   __device__ float sum() const { return v[0] + v[1]; }
+};
+
+namespace detail {
+constexpr unsigned int block_id = 4;
+}
+
+template <unsigned int Id>
+struct dispatch;
+
+template <>
+struct dispatch<detail::block_id> {  // spelled dispatch<4U>
+  __device__ static int id() { return 40; }
 };
 
 template <class T, int N, bool Big = (sizeof(T) >= 4)>
