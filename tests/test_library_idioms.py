@@ -198,3 +198,42 @@ def test_instances_a_default_instantiated_are_not_functions():
     decls = parse_declarations_from_source(header, [header], "sm_90")
     assert [f.qual_name for f in decls.functions] == ["fi::width"]
     assert [t.qual_name for t in decls.function_templates] == ["fi::kind_of"]
+
+
+@pytest.fixture(scope="module")
+def template_bases():
+    from numbast import bind_header
+
+    return bind_header(DATA / "template_bases.cuh", arch="sm_90")
+
+
+def template_bases_kernel(lib):
+    Limits = lib.limits[types.float32]  # no members of its own: traits<float, plain>'s
+    Tile = lib.tile[types.float32]  # tile<float> : middle<float, 32> : holder<float>
+    make_box = lib.make_box
+
+    def kernel(out):
+        out[0] = Limits.biggest()  # a static member of an explicit specialization base
+        out[1] = Limits.digits()
+        t = Tile(np.float32(2.0))
+        t.add(np.float32(3.0))  # holder<float>::add, non-const: updates t
+        out[2] = t.get()  # tile<float>::get hides holder<float>::get
+        out[3] = t.size()  # middle<float, 32>::size, static, through the object
+        out[4] = t.scaled(np.int32(3))  # holder<float>'s member template
+        out[5] = make_box(np.float32(1.5)).times(np.int32(4))  # box<float>, named by make_box
+
+    return kernel
+
+
+TEMPLATE_BASES_EXPECTED = [np.float32(3.0e38), 24, 6.0, 32, 15.0, 6.0]
+
+
+def test_template_instances_inherit_members_link_to_sm90_cubin(template_bases):
+    link_kernel_to_cubin(template_bases_kernel(template_bases), (types.float64[:],))
+
+
+@pytest.mark.gpu
+def test_template_instances_inherit_members_numbers(template_bases):
+    out = cuda.to_device(np.zeros(len(TEMPLATE_BASES_EXPECTED), np.float64))
+    cuda.jit(template_bases_kernel(template_bases))[1, 1](out)
+    np.testing.assert_array_equal(out.copy_to_host(), TEMPLATE_BASES_EXPECTED)

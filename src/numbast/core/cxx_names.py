@@ -26,6 +26,9 @@ BUILTIN_NUMBA_NAMES: dict[str, str] = {
     "void": "void",
     "__half": "float16",
     "__nv_bfloat16": "bfloat16",
+    # CUDA's dim3 (three unsigned ints, what cooperative groups' group_index() returns): the
+    # type of numba-cuda's cuda.threadIdx, three 32-bit ints with .x, .y, .z.
+    "dim3": "dim3",
 }
 
 # CUDA vector type prefixes -> the element type name numba-cuda uses for its vector types.

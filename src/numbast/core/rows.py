@@ -64,8 +64,9 @@ from typing import Any, NamedTuple
 # The version of the layouts above. Generated modules record the one they were written with;
 # the runtime applies the versions in SUPPORTED_FORMATS and refuses others with a clear error.
 # Change a layout only together with this number (and keep reading the old one where cheap).
-FORMAT = 3
-SUPPORTED_FORMATS = frozenset({1, 2, 3})  # 1: before templates; 2: before intents in templates
+FORMAT = 4
+# 1: before templates; 2: before intents in templates; 3: before class templates' bases
+SUPPORTED_FORMATS = frozenset({1, 2, 3, 4})
 
 # How an argument reaches the shim (every shim parameter is a pointer).
 COPY = "copy"  # the kernel passes a value; the shim gets a pointer to an aligned copy
@@ -201,6 +202,7 @@ class ClassTemplateRow(NamedTuple):
     # Struct indexes of the specializations that are instances clang made (not written in the
     # header): clang lists no member templates for them, so they take the template's.
     instances: tuple[int, ...] = ()
+    bases: tuple[TemplateTypeRow, ...] = ()  # public bases, whose members it inherits (format 4)
 
 
 class AliasTemplateRow(NamedTuple):
@@ -246,6 +248,7 @@ def class_template_row(row: Sequence) -> ClassTemplateRow:
         params=tuple(TemplateParamRow(*p) for p in fields.params),
         fields=tuple((name, TemplateTypeRow(*t)) for name, t in fields.fields),
         members=tuple(callable_row(m) for m in fields.members),
+        bases=tuple(TemplateTypeRow(*b) for b in fields.bases),
         partial_specializations=tuple(
             (class_template_row(partial), tuple(patterns))
             for partial, patterns in fields.partial_specializations

@@ -20,13 +20,16 @@ from ast_canopy.model import (
     FunctionTemplate,
     Method,
     TemplateParamKind,
+    Type,
 )
+from ast_canopy.spelling import split_template_arguments
 from numbast.core import rows
 from numbast.core.rows import (
     AliasTemplateRow,
     ClassTemplateRow,
     FunctionTemplateRow,
     TemplateCallableRow,
+    TemplateTypeRow,
 )
 from numbast.planning.descriptions import declaration_text, host_only_reason, location_of
 from numbast.planning.diagnostics import BindingError
@@ -40,9 +43,11 @@ from numbast.planning.template_types import (
     param_rows,
     pattern,
     result_row,
+    spelled,
     type_row,
     unsupported_parameter,
 )
+from numbast.planning.type_rules import strip_cv
 
 __all__ = [
     "ClassTemplateIndex",
@@ -180,7 +185,35 @@ def class_template_row(
         f"{record.qual_name}  // {where.rsplit('/', 1)[-1]}" if where else record.qual_name,
         tuple(getattr(record, "member_type_names", ())),
         tuple(instances),
+        tuple(
+            _base_row(base.type_, names)
+            for base in record.bases
+            if base.access is Access.PUBLIC and not base.is_virtual and base.type_ is not None
+        ),
     )
+
+
+def _base_row(base: Type, names: TemplateNames) -> TemplateTypeRow:
+    """A base as a type row; an expression among its arguments is taken from the canonical
+    spelling, where clang has resolved the names (cooperative groups writes
+    ``thread_block_tile_impl<Size, ParentT, details::_is_multi_warp<Size>::value>`` inside its
+    namespace; canonically that is ``cuda::std::integral_constant<bool, ...>::value``, which
+    means the same at global scope, where the runtime evaluates it)."""
+    row = type_row(base, names)
+    if row.pattern[0] != "template":
+        return row
+    canonical = split_template_arguments(strip_cv(base.canonical_name))
+    written = list(split_template_arguments(row.spelling))
+    if len(written) != len(row.pattern[2]):
+        return row
+    arguments = []
+    for i, sub in enumerate(row.pattern[2]):
+        if sub[0] == "text" and i < len(canonical):
+            written[i] = spelled(canonical[i], names)
+            sub = ("text", written[i])
+        arguments.append(sub)
+    spelling = f"{row.spelling[: row.spelling.index('<')]}<{', '.join(written)}>"
+    return row._replace(spelling=spelling, pattern=(*row.pattern[:2], tuple(arguments)))
 
 
 def _partial_row(partial, class_templates, parent_type, data_model, skip, arg_intent) -> tuple:

@@ -5,7 +5,7 @@ process-wide registration state, shared by every copy of the runtime."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from numba.cuda import types
@@ -184,11 +184,48 @@ def add_static_methods(
         for sig, lowering in overloads:
             add_overload(function_stub, sig, lowering, name, registries)
         if first:
-            # The attribute is a function: a compile-time value, nothing to compute.
-            registries.lowering.lower_getattr(types.Function, name)(_no_value)
-            registries.lowering.lower_getattr(type(struct_stub._numba_type_), name)(_no_value)
+            _lower_static_member(struct_stub, name, registries)
         setattr(struct_stub, name, function_stub)
     _install_static_members_of_objects(struct_stub, registries)
+
+
+def inherit_static_members(
+    derived_stub: type,
+    base_type: types.Type,
+    hidden: Collection[str],
+    registries: Registries = DEFAULT_REGISTRIES,
+) -> None:
+    """The static members of ``base_type`` (a bound struct) reached through ``derived_stub``
+    (``numeric_limits<float>::max()``, its base's), but for the names in ``hidden``."""
+    from .deferred import run_pending
+    from .structs import stub_of_type
+
+    run_pending()  # the base's members are registered
+    base_stub = stub_of_type(base_type)
+    if base_stub is None:
+        return
+    _ensure_global(derived_stub, registries)
+    inherited = [
+        (name, function_stub)
+        for (stub, name), function_stub in list(_STATIC_MEMBERS.items())
+        if stub is base_stub and name not in hidden
+    ]
+    for name, function_stub in inherited:
+        with LOCK:
+            if (derived_stub, name) in _STATIC_MEMBERS:
+                continue
+            _STATIC_MEMBERS[(derived_stub, name)] = function_stub
+            _STATIC_LOWERED.add((derived_stub, name))
+        _lower_static_member(derived_stub, name, registries)
+        setattr(derived_stub, name, function_stub)
+    if inherited:
+        _install_static_members_of_objects(derived_stub, registries)
+
+
+def _lower_static_member(struct_stub: type, name: str, registries: Registries) -> None:
+    # The attribute is a function: a compile-time value, nothing to compute.
+    registries.lowering.lower_getattr(types.Function, name)(_no_value)
+    registries.lowering.lower_getattr(type(struct_stub._numba_type_), name)(_no_value)
 
 
 def _no_value(context, builder, typ, value):

@@ -148,6 +148,12 @@ def add_struct_stub(numba_type, stub: type, registries: Registries = DEFAULT_REG
         _add_struct_conversion(stub, source, numba_type, lowering, pending_registries)
 
 
+def stub_of_type(numba_type) -> type | None:
+    """The stub kernels call for the bound struct ``numba_type`` (None: not bound yet)."""
+    with LOCK:
+        return _STUBS_BY_TYPE.get(numba_type)
+
+
 def add_conversion_to_struct(
     source, target, lowering: Callable, registries: Registries = DEFAULT_REGISTRIES
 ) -> None:

@@ -15,7 +15,7 @@ import ast
 import enum
 import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from numba.cuda import types
@@ -288,10 +288,17 @@ def integer_value(text: str) -> int | None:
         return None
 
 
-def spelled_argument(text: str, param: TemplateParamRow) -> TemplateArgument:
-    """A template argument as C++ spells it (``float``, ``3``, ``true``)."""
+def spelled_argument(
+    text: str,
+    param: TemplateParamRow,
+    enumerator_value: Callable[[str], int | None] | None = None,
+) -> TemplateArgument:
+    """A template argument as C++ spells it (``float``, ``3``, ``true``, an enumerator such as
+    ``ns::Kind::floating`` when ``enumerator_value`` knows it: the bound enums' values)."""
     if param.kind == "value":
         value = integer_value(text)
+        if value is None and enumerator_value is not None:
+            value = enumerator_value(text)
         if value is None:
             raise TypeError(f"template argument {text!r} of {param.name} is not a number")
         return value_argument(value, param.value_type)

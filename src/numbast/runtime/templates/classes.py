@@ -25,6 +25,7 @@ from numba.cuda.typing.templates import AbstractTemplate, signature
 from ...core import rows
 from ...core.row_writer import RowWriter
 from ...core.rows import ClassTemplateRow, StructRow, TemplateCallableRow
+from ..members import inherit_static_members
 from ..registration import register_struct
 from ..row_types import make_struct_type_of
 from ..structs import make_struct_stub
@@ -46,6 +47,7 @@ from .context import (
     refresh_numba,
     register_instance_spelling,
 )
+from .inheritance import inherited
 from .instances import (
     ambiguous_constructor_arguments,
     instance_body,
@@ -201,8 +203,9 @@ class ClassTemplateBinder:
         """A specialization written in the header (bound as a struct): ``self[args]`` is it."""
 
         try:
+            known = self.context.enumerator_value
             given = {
-                index: spelled_argument(text, param)
+                index: spelled_argument(text, param, known)
                 for index, (text, param) in enumerate(zip(spelled, self.params, strict=False))
             }
             arguments = self.complete(given)
@@ -215,6 +218,13 @@ class ClassTemplateBinder:
         with self._lock:
             self._types.setdefault(key, numba_type)
             self._specializations[spelled] = key
+
+    def is_specialization(self, numba_type: types.Type) -> bool:
+        """Whether ``numba_type`` is a specialization the header defines (bound as a struct),
+        not an instance made from this template's row."""
+        key = tuple(a.key for a in getattr(numba_type, "template_arguments", ()))
+        with self._lock:
+            return key in self._specializations.values() and self._types.get(key) is numba_type
 
     def add_specialization_stub(self, spelled: Sequence[str], stub: type) -> None:
         key = self._specializations.get(tuple(spelled))
@@ -269,6 +279,9 @@ class ClassTemplateBinder:
         register_instance_spelling(spelling, numba_type)
         writer = RowWriter()
         body = instance_body(self.context, row, row_arguments, numba_type, spelling, layout)
+        own = {m.name for m in body.members} | {t.name for t in body.member_templates}
+        bases = inherited(self.context, row, row_arguments, numba_type, spelling, own)
+        body = body._replace(members=(*body.members, *bases.members))
         ambiguous = ambiguous_constructor_arguments(body.members)
         if ambiguous:
             # C++ cannot choose between these constructors: constructing from these argument
@@ -290,6 +303,10 @@ class ClassTemplateBinder:
         )
         if body.member_templates:
             add_member_templates(numba_type, body.member_templates, row_arguments, self.context)
+        for templates, class_arguments in bases.member_templates:
+            add_member_templates(numba_type, templates, class_arguments, self.context)
+        for base in bases.static_bases:
+            inherit_static_members(stub, base, own, self.context.registries)
         refresh_numba()
         logger.debug("instantiated %s as %s (%d bytes)", spelling, python_name, layout["sizeof"])
         return stub

@@ -80,6 +80,9 @@ class FunctionTemplateStub:
         return f"<function template {self._numbast_qual_name_}{explicit}>"
 
     def __getitem__(self, arguments: Any) -> FunctionTemplateStub:
+        from ..deferred import run_pending
+
+        run_pending()  # a module's templates join their stubs when its registrations run
         given = self._explicit + (arguments if isinstance(arguments, tuple) else (arguments,))
         key = tuple((type(a), a) if isinstance(a, (bool, int)) else a for a in given)
         with self._lock:

@@ -35,7 +35,7 @@ from .calls import (
     plan_instance_call,
 )
 from .context import NEEDS_COMPILER, TemplateContext
-from .probe import NO_COUNTERPART, Probe, TemplateInstantiationError
+from .probe import NO_COUNTERPART, Probe, ProbeAnswer, TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
 
@@ -91,9 +91,7 @@ def instance_layout(
         answer = None
         if not _NO_OFFSETOF:
             try:
-                answer = context.probe(
-                    Probe({**constants, **offsets}, unknown, optional=unknown), instance
-                )
+                answer = _layout_probe(context, {**constants, **offsets}, unknown, instance)
             except TemplateInstantiationError as exc:
                 if "__builtin_offsetof" not in str(exc):
                     raise
@@ -101,7 +99,7 @@ def instance_layout(
                 # checked by size and alignment only.
                 _NO_OFFSETOF.append(True)
         if answer is None:
-            answer = context.probe(Probe(constants, unknown, optional=unknown), instance)
+            answer = _layout_probe(context, constants, unknown, instance)
         return {
             "sizeof": answer.constants["size"],
             "alignof": answer.constants["align"],
@@ -119,6 +117,30 @@ def instance_layout(
         name: types_[f"y{i}"] for i, name in enumerate(row.member_types) if f"y{i}" in types_
     }
     return record
+
+
+def _layout_probe(
+    context: TemplateContext, constants: dict, unknown: dict, instance: str
+) -> ProbeAnswer:
+    """The layout probe. Member types written with the class's own names (CUTLASS's
+    ``Storage storage[kElements]``, ``reference at(size_type)``) name nothing at global
+    scope: when the probe fails with them, they are asked again inside the class (a class
+    derived from the instance, in its namespace), and when that fails too, left unknown (the
+    members using them are left out, the fields make an opaque model): the instance binds."""
+    try:
+        return context.probe(Probe(constants, unknown, optional=unknown), instance)
+    except TemplateInstantiationError as exc:
+        if not unknown or "__builtin_offsetof" in str(exc):
+            raise
+        first = exc
+    try:
+        return context.probe(Probe(constants, unknown, optional=unknown, scope=instance), instance)
+    except TemplateInstantiationError:
+        pass
+    answer = context.probe(Probe(constants), instance)  # the class itself must compile
+    logger.info("%s: member types left unknown, as the compiler reads them: %s", instance, first)
+    answer.types.update({slot: NO_COUNTERPART for slot in unknown})
+    return answer
 
 
 def _unknown_types(

@@ -72,12 +72,17 @@ class Probe:
         constants: Mapping[str, str] = (),
         types_: Mapping[str, str] = (),
         optional: Collection[str] = (),
+        scope: str | None = None,
     ) -> None:
         """``optional``: type slots that may name a type with no Numba counterpart; they are
-        answered NO_COUNTERPART instead of failing the whole probe."""
+        answered NO_COUNTERPART instead of failing the whole probe. ``scope``: a class
+        (``ns::Inst<float, 4>``) whose members and namespace the type-ids may name as its own
+        members' signatures do (``Storage[kElements]``): they are read in a class derived from
+        it, declared in its namespace."""
         self.constants = dict(constants)
         self.types = dict(types_)
         self.optional = frozenset(optional)
+        self.scope = scope
 
     def run(
         self,
@@ -138,7 +143,11 @@ class Probe:
                 f'extern "C" __device__ const long long nbi_c_{name} = '
                 f"static_cast<long long>({expression});"
             )
-        for name, type_id in self.types.items():
+        types_ = dict(self.types)
+        if self.scope is not None and types_:
+            lines.append(_scope_declaration(self.scope, types_))
+            types_ = {name: f"{_scoped_name(self.scope)}::nbi_t_{name}" for name in types_}
+        for name, type_id in types_.items():
             stripped = f"{ns}::strip<{type_id}>::type"
             lines.append(
                 f'extern "C" __device__ const long long nbi_t_{name} = '
@@ -155,6 +164,30 @@ class Probe:
                     f"{ns}::argument<{stripped}>::a{position};"
                 )
         return "\n".join(lines) + "\n"
+
+
+def _namespace_of(scope: str) -> list[str]:
+    from ...core.cxx_names import normalize_cxx_name
+
+    name = normalize_cxx_name(scope)
+    head = name[: name.find("<")] if "<" in name else name
+    return head.split("::")[:-1]
+
+
+def _scoped_name(scope: str) -> str:
+    return "::" + "::".join([*_namespace_of(scope), "nbi_probe_scope"])
+
+
+def _scope_declaration(scope: str, types_: Mapping[str, str]) -> str:
+    """``struct nbi_probe_scope : Inst { using nbi_t_<slot> = <type-id>; };`` in the
+    namespace of ``scope``, so that a type-id finds the class's members and its namespace's
+    names, as a member's signature does."""
+    namespaces = _namespace_of(scope)
+    body = " ".join(f"using nbi_t_{name} = {type_id};" for name, type_id in types_.items())
+    opened = "".join(f"namespace {n} {{ " for n in namespaces)
+    closed = "} " * len(namespaces)
+    base = scope if scope.startswith("::") else f"::{scope}"
+    return f"{opened}struct nbi_probe_scope : {base} {{ {body} }}; {closed}"
 
 
 _VALUE = "static constexpr long long value"
