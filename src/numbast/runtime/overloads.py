@@ -73,7 +73,12 @@ class _OverloadsOfBuiltin(ConcreteTemplate):
 
     As in C++, an overloaded operator is considered only when an operand has a bound class or
     enum type: otherwise implicit converting constructors would capture ``i < n`` on plain
-    integers (converting both to, say, ``__half``).
+    integers (converting both to, say, ``__half``). And as C++'s argument-dependent lookup
+    finds an operator only in the namespaces of its operands' types, an overload is considered
+    only when a bound operand is its parameter's type or of its parameters' namespace: an enum
+    of one library compared with another never converts to a class of another library
+    (``Mode == Mode`` is not ``cutlass::complex<float>::operator==`` through its converting
+    constructor).
     """
 
     # Marks these templates for every runtime copy (see operator_overloads_first).
@@ -82,7 +87,27 @@ class _OverloadsOfBuiltin(ConcreteTemplate):
     def apply(self, args, kws):
         if not any(is_bound_type(a) for a in args):
             return None
-        return super().apply(args, kws)
+        plain = [types.unliteral(a) for a in args]
+        cases = [case for case in self.cases if _found_by_operands(case.args, plain)]
+        return self._select(cases, args, kws) if cases else None
+
+
+def _found_by_operands(parameters: tuple, operands: list) -> bool:
+    namespaces = {_namespace_of(p) for p in parameters if is_bound_type(p)}
+    return any(
+        is_bound_type(operand) and (operand == parameter or _namespace_of(operand) in namespaces)
+        for operand, parameter in zip(operands, parameters)  # noqa: B905 -- varargs differ
+    )
+
+
+def _namespace_of(numba_type: types.Type) -> str | None:
+    """The C++ namespace of a bound type (``cutlass`` for ``cutlass::complex<float>``)."""
+    name = getattr(numba_type, "cxx_qual_name", None)
+    if name is None and isinstance(numba_type, types.IntEnumMember):
+        name = getattr(numba_type.instance_class, "_cxx_name_", None)
+    if name is None:
+        return None  # a CUDA vector type: the global namespace, matched by its own type
+    return name.split("<", 1)[0].rpartition("::")[0]
 
 
 def operator_overloads_first(typing_context: Any) -> None:
