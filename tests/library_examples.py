@@ -18,16 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cub_support import cccl_dir
 from numba import cuda
-
-
-def cccl_dir() -> str:
-    from cuda import pathfinder
-
-    found = pathfinder.find_nvidia_header_directory("cccl")
-    if found is None:
-        raise LookupError("no CCCL headers: pip install 'numba-cuda[cu13]'")
-    return found
+from numba.cuda import types
 
 
 def cudart_dir() -> str:
@@ -137,7 +130,6 @@ COMPLEX_INPUT = np.float32([1.5, -2.0, 0.5, 3.0])  # x = 1.5 - 2i, y = 0.5 + 3i
 def complex_kernel(lib):
     """cuda::std::complex<float>: arithmetic, the real()/imag() getters, the real(float)
     setter beside them."""
-    from numba.cuda import types
 
     Complex = lib.complex[types.float32]
 
@@ -188,7 +180,6 @@ def bit_expected(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def limits_kernel(lib):
     """cuda::std::numeric_limits<float> and <int>."""
-    from numba.cuda import types
 
     Float, Int = lib.numeric_limits[types.float32], lib.numeric_limits[types.int32]
 
@@ -217,7 +208,6 @@ CG_THREADS = 128
 
 def block_sync_kernel(cg):
     """this_thread_block().sync() between writing shared memory and reading a neighbour's."""
-    from numba.cuda import types
 
     this_thread_block = cg.this_thread_block
 
@@ -240,7 +230,6 @@ def block_sync_expected(values: np.ndarray) -> np.ndarray:
 def tile_reduce_kernel(cg):
     """A tiled-partition reduction: tiled_partition<32>(block), then cg::reduce over each tile
     with cg::plus<int>."""
-    from numba.cuda import types
 
     this_thread_block, reduce = cg.this_thread_block, cg.reduce
     partition, Plus = cg.tiled_partition[32], cg.plus[types.int32]
@@ -284,7 +273,6 @@ def half_expected(values: np.ndarray) -> np.ndarray:
 
 def cutlass_complex_kernel(ct):
     """cutlass::complex<float> arithmetic."""
-    from numba.cuda import types
 
     Complex = ct.complex[types.float32]
 
@@ -348,3 +336,25 @@ def constants_expected(radii: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pi_f = np.float32(3.141592654)
     areas = pi_f * radii * radii
     return areas.astype(np.float32), np.float64([2.5066282746310007, np.float32(0.707106781)])
+
+
+# -- the kernels each library's examples link (tests and benchmarks/libraries.py) --------------
+
+F32, I32, U32, F64 = types.float32[:], types.int32[:], types.uint32[:], types.float64[:]
+WORKED: dict[str, dict[str, tuple[Callable, tuple]]] = {
+    LIBCUDACXX.name: {
+        "complex": (complex_kernel, (F32, F32)),
+        "bit": (bit_kernel, (U32, I32, U32)),
+        "limits": (limits_kernel, (F32, I32)),
+    },
+    COOPERATIVE_GROUPS.name: {
+        "block_sync": (block_sync_kernel, (F32, F32)),
+        "tile_reduce": (tile_reduce_kernel, (I32, I32)),
+    },
+    CUTLASS_NUMERIC.name: {
+        "half": (half_kernel, (F32, F32)),
+        "cutlass_complex": (cutlass_complex_kernel, (F32, F32)),
+        "array": (array_kernel, (F32, F32)),
+    },
+    MATH_CONSTANTS.name: {"constants": (constants_kernel, (F32, F32, F64))},
+}

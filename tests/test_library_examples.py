@@ -18,7 +18,6 @@ import library_examples as ex
 import numpy as np
 import pytest
 from numba import cuda
-from numba.cuda import types
 from support import link_kernel_to_cubin
 from wrapper_imports import imported_header
 
@@ -60,24 +59,20 @@ def coverage_kinds(module) -> dict:
     return json.loads(manifest.read_text())["coverage"]["kinds"]
 
 
-F32, I32, U32, F64 = types.float32[:], types.int32[:], types.uint32[:], types.float64[:]
-KERNELS = {
-    "complex": ("libcudacxx", ex.complex_kernel, (F32, F32)),
-    "bit": ("libcudacxx", ex.bit_kernel, (U32, I32, U32)),
-    "limits": ("libcudacxx", ex.limits_kernel, (F32, I32)),
-    "block_sync": ("cg", ex.block_sync_kernel, (F32, F32)),
-    "tile_reduce": ("cg", ex.tile_reduce_kernel, (I32, I32)),
-    "half": ("cutlass", ex.half_kernel, (F32, F32)),
-    "cutlass_complex": ("cutlass", ex.cutlass_complex_kernel, (F32, F32)),
-    "array": ("cutlass", ex.array_kernel, (F32, F32)),
-    "constants": ("constants", ex.constants_kernel, (F32, F32, F64)),
+FIXTURES = {
+    ex.LIBCUDACXX.name: "libcudacxx",
+    ex.COOPERATIVE_GROUPS.name: "cg",
+    ex.CUTLASS_NUMERIC.name: "cutlass",
+    ex.MATH_CONSTANTS.name: "constants",
 }
+EXAMPLES = [(library, example) for library, kernels in ex.WORKED.items() for example in kernels]
 
 
-@pytest.mark.parametrize("example", sorted(KERNELS))
-def test_worked_example_links_to_sm90_cubin(example, request):
-    fixture, make_kernel, signature = KERNELS[example]
-    link_kernel_to_cubin(make_kernel(request.getfixturevalue(fixture)), signature)
+@pytest.mark.parametrize("library, example", EXAMPLES)
+def test_worked_example_links_to_sm90_cubin(library, example, request):
+    make_kernel, signature = ex.WORKED[library][example]
+    module = request.getfixturevalue(FIXTURES[library])
+    assert link_kernel_to_cubin(make_kernel(module), signature)[:4] == b"\x7fELF"
 
 
 def test_math_constants_are_typed_constants_and_in_coverage(constants):
