@@ -46,7 +46,12 @@ def _register(name: str, directory: Path) -> str:
     if library is None:
         from cub_support import register_cub
 
-        return register_cub(directory)
+        name = register_cub(directory)
+        # A header modified just before its build may have been read half-written (the
+        # import then keeps the entry in memory only): this one is complete, date it back.
+        past = time.time() - 10
+        os.utime(directory / "cub_blocks.cuh", (past, past))
+        return name
     header, options = library.mapping(directory)
     numbast_import.register(library.name, str(header), **options)
     return f"cuda_headers.{library.name}"
@@ -118,7 +123,7 @@ def _run_child(name: str, directory: Path, arch: str, link: bool) -> dict:
 
 def _reason_head(item: dict) -> str:
     """A left-out declaration's outcome and the first words of its reason (for grouping)."""
-    reason = item["reason"].split(":", 1)[0][:60]
+    reason = item["reason"].split(": ", 1)[0].split(" (tried", 1)[0][:70]
     return f"{item['outcome']}: {reason}" if reason else item["outcome"]
 
 
