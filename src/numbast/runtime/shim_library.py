@@ -343,6 +343,10 @@ class ShimLibrary:
         live = isinstance(link, (_LiveShimSource, _LiveShimUnit)) and link._library is self
         compiled = not live
         digests = runtime_part("runtime.link_digests")  # asked by the kernel cache, installed
+        if live:
+            # the preamble's includes are looked up on the search path numba-cuda compiles it
+            # with: the process that saved the kernel had added CCCL's directory by then
+            _let_numba_cuda_find_cccl()
         code_digest, digest = digests.code_digest, digests.digest
         base = (
             code_digest(link.kind, link.data) if compiled else digests.source_digest(self._preamble)
