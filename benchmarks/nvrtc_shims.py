@@ -14,7 +14,9 @@ Random123 is not on the package index: give a checkout (``--random123 PATH``, th
 holding ``include/Random123``); it is mapped with the two defines its NVRTC path lacks.
 CUTLASS comes from the ``nvidia-cutlass`` package (the test extra). With ``--gpu``, the
 Random123 case also runs Philox4x32-10 on a zero counter and key on the GPU and checks the
-known-answer vector of Random123's kat_vectors.
+known-answer vector of Random123's kat_vectors. The philox case also links a kernel calling
+``r123array2x64::incr()`` (a defaulted argument, returns ``*this``) and ``mulhilo64`` (a
+``uint64_t *`` parameter) to an sm_90 cubin; with ``--gpu`` it runs it and checks the numbers.
 
     python benchmarks/nvrtc_shims.py [--runs 3] [--random123 PATH] [--gpu] [--only cg ...]
 """
@@ -87,6 +89,32 @@ if case.get("kat"):
     out = cuda.to_device(np.zeros(2, dtype=np.uint32))
     philox[1, 1](out)
     seen["kat"] = [hex(int(v)) for v in out.copy_to_host()]
+if case.get("idioms"):
+    # Random123's idioms at the clang/NVRTC seam: incr() (a defaulted argument, returns *this)
+    # and mulhilo64's uint64_t *hip (clang: unsigned long, NVRTC: unsigned long long).
+    import numpy as np
+    from numba import cuda, types
+
+    sys.path.insert(0, case["tests"])
+    from support import link_kernel_to_cubin
+
+    a, b = 0xFFFFFFFF00000001, 0x100000003
+
+    def idioms(out):
+        counter = module.r123array2x64()
+        counter.incr()
+        counter.incr(np.uint64(2))
+        out[0] = counter.front()
+        out[1] = module.mulhilo64(np.uint64(a), np.uint64(b), out[2:])
+
+    link_kernel_to_cubin(idioms, (types.uint64[::1],))
+    seen["idioms"] = "linked"
+    if case.get("kat"):
+        out = cuda.to_device(np.zeros(3, dtype=np.uint64))
+        cuda.jit(idioms)[1, 1](out)
+        got = [int(v) for v in out.copy_to_host()]
+        want = [3, (a * b) % 2**64, (a * b) >> 64]
+        seen["idioms"] = "numbers ok" if got == want else f"wrong: {got} != {want}"
 print("RESULT " + json.dumps(seen))
 """
 
@@ -120,7 +148,8 @@ def cases(random123: str | None, gpu: bool) -> list[dict]:
                  "header": os.path.join(include, "Random123", header),
                  "options": {"include_dirs": [include], "defines": defines,
                              "retain": [os.path.join(include, "Random123", "array.h")]},
-                 "kat": gpu and header == "philox.h"}
+                 "kat": gpu and header == "philox.h", "idioms": header == "philox.h",
+                 "tests": str(ROOT / "tests")}
             )  # fmt: skip
     return found
 
@@ -170,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{median('reference'):6.2f} {ratio:6.2f} {last['compiles']:8d} {last['count']:6d} "
             f"{last['rejected']:8d}  {last['default_device']}"
             + (f"  KAT {last['kat']}" if "kat" in last else "")
+            + (f"  incr/mulhilo64 {last['idioms']}" if "idioms" in last else "")
         )
     return 0
 
