@@ -30,6 +30,7 @@ from numbast.dynamic.template_context import InstantiationOptions
 from numbast.planning.diagnostics import warn_skipped
 from numbast.planning.intents import IntentSpec
 from numbast.runtime.apply import apply_rows, enum_member_type, resolve_types
+from numbast.runtime.backends import add_module_class
 from numbast.runtime.shim_library import ShimLibrary
 from numbast.static.arch_merge import merge_declarations
 from numbast.static.config import StaticConfig
@@ -56,6 +57,9 @@ class BoundHeader:
     constants: dict[str, Any] = field(default_factory=dict)  # macros expanding to a literal
     names: dict[str, Any] = field(default_factory=dict)
 
+    # Compilers name a module global by it (numba-cuda-mlir asks every module for one).
+    __name__ = "numbast.bound_header"
+
     def __getattr__(self, name: str) -> Any:
         dunder = name.startswith("__") and name.endswith("__")
         if dunder or name in BoundHeader.__dataclass_fields__:
@@ -79,6 +83,9 @@ class BoundHeader:
 def _typeof_bound_header(value: BoundHeader, context: Any) -> types.Module:
     # As a module global is typed: Numba resolves `geo.Arr` on the object when typing.
     return types.Module(value)
+
+
+add_module_class(BoundHeader)  # the other backends type it as a module too
 
 
 class KernelDeclaration:

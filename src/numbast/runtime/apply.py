@@ -14,6 +14,8 @@ module uses.
 
 from __future__ import annotations
 
+import operator
+import threading
 from collections.abc import Sequence
 from functools import partial
 from typing import Any, NamedTuple
@@ -30,6 +32,7 @@ from ..core.rows import (
     StructBodyRow,
     StructRow,
 )
+from .backends import FunctionEntry, Registration, StructEntry, hand_over
 from .deferred import defer, register_on_lookup
 from .overloads import (
     DEFAULT_REGISTRIES,
@@ -37,7 +40,8 @@ from .overloads import (
     Registries,
     add_declaration,
 )
-from .registration import apply_function, register_struct
+from .registration import apply_function as register_function
+from .registration import register_struct
 from .row_types import (
     SPELLED_NAMES,
     enum_member_type,
@@ -81,13 +85,20 @@ def apply_struct(
     templates: Any = None,
     class_arguments: Sequence[Any] = (),
     stub: type | None = None,
+    *,
+    others: bool = True,
 ) -> type:
     """Data model, Python stub (``stub``, made when None) and members of one struct; returns
     the stub. Member function templates are instantiated in ``templates`` (a TemplateContext;
-    made when None) with the struct's ``class_arguments`` (a class template instance's)."""
+    made when None) with the struct's ``class_arguments`` (a class template instance's).
+    ``others``: hand the struct to the other backends too (``backends``; a module's rows are
+    handed over together by :func:`apply_rows`)."""
     stub = register_struct(
         row, numba_type, body, types_, shims, library, registries, module_name, stub
     )
+    if others:
+        entry = StructEntry(row, numba_type, StructBodyRow(*body), stub)
+        hand_over(Registration(module_name, library, shims, types_, structs=[entry]))
     member_templates = StructBodyRow(*body).member_templates
     if member_templates:
         from .templates.context import TemplateContext
@@ -97,6 +108,25 @@ def apply_struct(
             templates = TemplateContext(module_name or row.qual_name, library, registries)
         add_member_templates(numba_type, member_templates, class_arguments, templates)
     return stub
+
+
+def apply_function(
+    row: FunctionRow,
+    types_: Sequence[Any],
+    shims: Sequence[tuple[str, str]],
+    library: ShimLibrary,
+    stubs: FunctionStubs,
+    registries: Registries = DEFAULT_REGISTRIES,
+    *,
+    others: bool = True,
+) -> Any:
+    """A free function or operator; returns what kernels call (the stub, or the ``operator``
+    function). All overloads of one stub share it. ``others``: as for :func:`apply_struct`."""
+    key = register_function(row, types_, shims, library, stubs, registries)
+    if others:
+        entry = FunctionEntry(FunctionRow(*row), key)
+        hand_over(Registration("", library, shims, types_, functions=[entry]))
+    return key
 
 
 # -- a whole module ---------------------------------------------------------------------------
@@ -219,20 +249,33 @@ def apply_rows(
             for name, _value in row.members:
                 bound.setdefault(name, py_enum[name])
 
+    resolved: list[tuple] = []
+    resolving = threading.Lock()
+
+    def resolved_types() -> tuple:
+        # Once, for whichever backend registers first: resolving may import the modules whose
+        # types the rows name, and instantiate the class template instances they name.
+        with resolving:
+            if not resolved:
+                instance = templates.instance_type if templates is not None else None
+                resolved.append(tuple(resolve_types(rows.types, struct_types, enums, instance)))
+            return resolved[0]
+
     def register() -> None:
-        instance = templates.instance_type if templates is not None else None
-        types_ = resolve_types(rows.types, struct_types, enums, instance)
+        types_ = resolved_types()
         structs = zip(struct_rows, struct_types, bodies, struct_stubs, strict=True)
         for row, numba_type, body, stub in structs:
             apply_struct(row, numba_type, body, types_, rows.shims, library, registries,
-                         module_name, context, stub=stub)  # fmt: skip
+                         module_name, context, stub=stub, others=False)  # fmt: skip
         by_name: dict[str, list[FunctionRow]] = {}
         for function_row in function_rows:
             if lazily and not function_row.operator:
                 if function_row.python_name not in with_templates:
                     by_name.setdefault(function_row.python_name, []).append(function_row)
                     continue
-            apply_function(function_row, types_, rows.shims, library, stubs, registries)
+            apply_function(
+                function_row, types_, rows.shims, library, stubs, registries, others=False
+            )
         for python_name, named in by_name.items():
             stub = stubs.stub(python_name, named[0].qual_name)
             register_on_lookup(
@@ -240,6 +283,26 @@ def apply_rows(
             )
         if templates is not None:
             templates.register(stubs)
+
+    keys = [
+        getattr(operator, row.operator)
+        if row.operator
+        else stubs.stub(row.python_name, row.qual_name)
+        for row in function_rows
+    ]
+    structs = zip(struct_rows, struct_types, bodies, struct_stubs, strict=True)
+    hand_over(
+        Registration(
+            module_name,
+            library,
+            rows.shims,
+            resolved_types,
+            structs=[StructEntry(*entry) for entry in structs],
+            functions=[
+                FunctionEntry(row, key) for row, key in zip(function_rows, keys, strict=True)
+            ],
+        )
+    )
 
     lazily = registries is DEFAULT_REGISTRIES and not register_now
     if lazily:
@@ -261,7 +324,7 @@ def _apply_functions(
 ) -> None:
     """The overloads of one bound function, registered when a kernel first looks it up."""
     for row in rows:
-        apply_function(row, types_, shims, library, stubs)
+        apply_function(row, types_, shims, library, stubs, others=False)
 
 
 __all__ = [

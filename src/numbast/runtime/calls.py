@@ -18,7 +18,13 @@ from ..core.rows import COPY, HIDDEN_OUT, POINTER, ArgumentRow
 
 
 class Call:
-    """A call row with its type and shim indices resolved."""
+    """A call row with its type and shim indices resolved.
+
+    Its signature is written in ``numba_types`` with ``make_signature``: numba-cuda's; another
+    backend's subclass names its own (``numbast.runtime_mlir``)."""
+
+    numba_types: Any = types
+    make_signature: Callable[..., Signature] = staticmethod(signature)
 
     __slots__ = (
         "shim_name",
@@ -54,7 +60,7 @@ class Call:
     def visible_args(self) -> tuple[types.Type, ...]:
         """The argument types a kernel passes (hidden outputs are not passed)."""
         return tuple(
-            types.CPointer(a.type) if a.mode == POINTER else a.type
+            self.numba_types.CPointer(a.type) if a.mode == POINTER else a.type
             for a in self.arguments
             if a.mode != HIDDEN_OUT
         )
@@ -67,11 +73,11 @@ class Call:
         outputs = [self.cxx_result] if self.cxx_result is not None else []
         outputs += [a.type for a in self.arguments if a.mode == HIDDEN_OUT]
         if not outputs:
-            return types.none
-        return outputs[0] if len(outputs) == 1 else types.Tuple(outputs)
+            return self.numba_types.none
+        return outputs[0] if len(outputs) == 1 else self.numba_types.Tuple(outputs)
 
     def signature(self, receiver: types.Type | None = None) -> Signature:
-        return signature(self.numba_return_type, *self.visible_args, recvr=receiver)
+        return self.make_signature(self.numba_return_type, *self.visible_args, recvr=receiver)
 
     def lowering(self, library: Any, returns_updated_object: bool = False) -> Callable:
         """A Numba lowering that records the shim with ``library`` and calls it.

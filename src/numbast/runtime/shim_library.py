@@ -240,6 +240,12 @@ class ShimLibrary:
         found = {id(o): o for o in (self.link_object_for(n) for n in shim_names)}
         return list(found.values()) or [self._link]
 
+    def links_source(self) -> bool:
+        """Whether kernels link the shims used so far compiled from source (rather than LTO-IR
+        compiled once and handed over, ``use_precompiled``, ``use_link_object``)."""
+        link = self._link
+        return isinstance(link, (_LiveShimSource, _LiveShimUnit)) and link._library is self
+
     def links(self) -> list:
         """What to pass as ``@cuda.jit(link=...)`` (optional: lowering attaches it anyway)."""
         return [self._link]
@@ -340,7 +346,7 @@ class ShimLibrary:
                 known = {**dict(self.all_shims), **self._declared, **self._used}
             return self._units.token(shim_names, known)
         link = self._link
-        live = isinstance(link, (_LiveShimSource, _LiveShimUnit)) and link._library is self
+        live = self.links_source()
         compiled = not live
         digests = runtime_part("runtime.link_digests")  # asked by the kernel cache, installed
         if live:

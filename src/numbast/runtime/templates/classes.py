@@ -24,7 +24,8 @@ from numba.cuda.typing.templates import AbstractTemplate, signature
 
 from ...core import rows
 from ...core.row_writer import RowWriter
-from ...core.rows import ClassTemplateRow, StructRow, TemplateCallableRow
+from ...core.rows import ClassTemplateRow, StructBodyRow, StructRow, TemplateCallableRow
+from ..backends import Registration, StructEntry, hand_over
 from ..members import inherit_static_members
 from ..registration import register_struct
 from ..row_types import make_struct_type_of
@@ -290,16 +291,24 @@ class ClassTemplateBinder:
         stub = make_struct_stub(python_name, spelling, numba_type, metaclass=InstanceStubType)
         stub._numbast_member_type_ = functools.partial(member_type, self.context, layout, spelling)
         stub._numbast_member_type_names_ = tuple(row.member_types)
+        indexed = writer.struct_body(body)
         register_struct(
             struct_row,
             numba_type,
-            writer.struct_body(body),
+            indexed,
             writer.types,
             writer.shims,
             self.context.library,
             self.context.registries,
             self.context.origin,
             stub,
+        )
+        # The instance is a struct to the other backends too (their kernels index on the host).
+        entry = StructEntry(struct_row, numba_type, StructBodyRow(*indexed), stub)
+        hand_over(
+            Registration(
+                self.context.origin, self.context.library, writer.shims, writer.types, [entry]
+            )
         )
         if body.member_templates:
             add_member_templates(numba_type, body.member_templates, row_arguments, self.context)
