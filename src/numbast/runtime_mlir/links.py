@@ -18,6 +18,7 @@ import threading
 import weakref
 from typing import Any
 
+from numba.cuda.cudadrv import linkable_code as cuda_linkable_code
 from numba_cuda_mlir.numba_cuda.cudadrv import linkable_code
 
 from ..runtime.shim_library import ShimLibrary, compile_ltoir
@@ -51,10 +52,10 @@ class LTOIR(linkable_code.LTOIR):
         library = self.library
         if not library.links_source():
             current = library.link_object()
-            if current.kind != "ltoir":
+            if not isinstance(current, cuda_linkable_code.LTOIR):
                 raise TypeError(
-                    f"{current.name}: numbast links {current.kind} code into numba-cuda-mlir "
-                    "kernels only as LTO-IR; hand the shim library LTO-IR instead"
+                    f"{current.name}: numbast links {type(current).__name__} code into "
+                    "numba-cuda-mlir kernels only as LTO-IR; hand the shim library LTO-IR instead"
                 )
             return current.data  # an import entry's LTO-IR (and later instances' shims)
         source = library.source()

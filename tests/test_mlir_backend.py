@@ -1,0 +1,217 @@
+"""The numba-cuda-mlir backend: the bindings numba-cuda kernels call, called from
+``numba_cuda_mlir`` kernels, from the same rows and the same shims.
+
+Without numba-cuda-mlir installed only the first test runs: applying bindings loads nothing of
+the backend and keeps what it would register (the library and rows numba-cuda uses). The
+others compile kernels with numba-cuda-mlir and link them to an sm_90 cubin (``mlir_support``:
+no GPU needed), and on a GPU check their numbers against NumPy, with numba-cuda kernels of the
+same bindings in the same process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mlir_support import compile_cubin, numba_cuda_mlir
+
+HEADER = Path(__file__).parent / "data" / "mlir" / "shapes.cuh"
+INPUT = np.array([1.5, -2.0, 3.0, 0.5], dtype=np.float32)
+
+WAITING_PROBE = f"""
+import json, sys
+from numbast import bind_header
+from numbast.runtime import backends
+lib = bind_header({str(HEADER)!r})
+waiting = backends._WAITING.get("numba-cuda-mlir", [])
+print(json.dumps({{
+    "backend_loaded": any(m.startswith("numbast.runtime_mlir") for m in sys.modules),
+    "compiler_loaded": "numba_cuda_mlir" in sys.modules,
+    "waiting": len(waiting),
+    "same_library": all(r.library is lib.shim_writer for r in waiting),
+    "structs": sorted(e.row.qual_name for r in waiting for e in r.structs),
+    "stubs_are_the_modules": all(
+        e.stub is lib.structs[e.row.python_name] for r in waiting for e in r.structs
+        if e.row.python_name in lib.structs
+    ),
+    "functions": sorted(e.row.qual_name for r in waiting for e in r.functions),
+    "function_keys_are_the_modules": all(
+        e.key is lib.functions[e.row.python_name] for r in waiting for e in r.functions
+        if not e.row.operator
+    ),
+}}))
+"""
+
+
+def test_bindings_wait_for_numba_cuda_mlir_and_load_nothing_of_it():
+    """A process that never imports numba_cuda_mlir loads no part of the backend; what it
+    would register is the module's own objects and shim library (numba-cuda's)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", WAITING_PROBE], capture_output=True, text=True, env=env, check=True
+    )
+    probe = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not probe["backend_loaded"] and not probe["compiler_loaded"]
+    assert probe["waiting"] >= 1 and probe["same_library"]
+    assert probe["structs"] == ["shapes::Point"]
+    assert probe["stubs_are_the_modules"] and probe["function_keys_are_the_modules"]
+    assert {"shapes::dot", "shapes::in_unit", "shapes::bigger"} <= set(probe["functions"])
+
+
+# -- with numba-cuda-mlir ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lib():
+    numba_cuda_mlir()
+    from numbast import bind_header
+
+    return bind_header(HEADER)
+
+
+def make_shapes_kernel(lib, cuda):
+    """One kernel using a struct (constructors, fields, a const method, member and free
+    operators, an explicit conversion), enums across calls, a free function through the
+    module object, and a class template instance."""
+    from numba.cuda import types as numba_cuda_types
+
+    Point, Unit, Axis = lib.Point, lib.Unit, lib.Axis
+    dot, in_unit, bigger = lib.dot, lib.in_unit, lib.bigger
+    PairF = lib.Pair[numba_cuda_types.float32]
+
+    def shapes_kernel(x, out):
+        a = Point(x[0], x[1])
+        b = Point(x[2], x[3])
+        out[0] = (a + b).x
+        out[1] = (b - a).y
+        out[2] = (a * x[2]).y
+        out[3] = dot(a, b)
+        out[4] = a.norm2()
+        out[5] = a.along(Axis.AXIS_Y)
+        out[6] = in_unit(x[2], Unit.Feet)
+        out[7] = float(a)
+        out[8] = 1.0 if a == b else 0.0
+        out[9] = 1.0 if a == a else 0.0
+        out[10] = 1.0 if bigger(Unit.Meters, Unit.Feet) == Unit.Feet else 0.0
+        out[11] = lib.dot(b, b)
+        p = PairF(x[0], x[3])
+        q = p + p
+        out[12] = q.sum()
+        out[13] = q.first
+
+    return cuda.jit(shapes_kernel) if cuda is not None else shapes_kernel
+
+
+def expected_shapes(x: np.ndarray) -> np.ndarray:
+    f = np.float32
+    a, b = x[:2], x[2:]
+    return np.array(
+        [
+            a[0] + b[0], b[1] - a[1], a[1] * x[2], a @ b, a @ a, a[1], x[2] * f(3.28084),
+            f(np.float64(a[0]) + np.float64(a[1])), 0.0, 1.0, 1.0, b @ b,
+            2 * (x[0] + x[3]), 2 * x[0],
+        ],
+        dtype=np.float32,
+    )  # fmt: skip
+
+
+def mlir_types():
+    numba_cuda_mlir()
+    from numba_cuda_mlir import types
+
+    return types
+
+
+def test_header_kernel_links_to_sm90_cubin(lib):
+    types = mlir_types()
+    compile_cubin(make_shapes_kernel(lib, None), (types.float32[:], types.float32[:]))
+
+
+def test_numba_cuda_kernel_of_the_same_bindings_still_links(lib):
+    """numba-cuda kernels keep working beside numba-cuda-mlir ones in one process."""
+    from numba.cuda import types
+    from support import link_kernel_to_cubin
+
+    types_mlir = mlir_types()
+    compile_cubin(make_shapes_kernel(lib, None), (types_mlir.float32[:], types_mlir.float32[:]))
+    cubin = link_kernel_to_cubin(make_shapes_kernel(lib, None), (types.float32[:],) * 2)
+    assert cubin[:4] == b"\x7fELF"
+
+
+def make_half_kernel(cufp16):
+    half, hsqrt = cufp16.__half, cufp16.hsqrt
+
+    def half_kernel(x, out):
+        i = 0
+        while i < x.size:
+            h = half(x[i])
+            out[i] = float(hsqrt(h * h + h))
+            i += 1
+
+    return half_kernel
+
+
+@pytest.fixture(scope="module")
+def cufp16(header_arch):
+    numba_cuda_mlir()
+    from numbast.headers import cufp16
+
+    return cufp16
+
+
+@pytest.fixture(scope="module")
+def header_arch(tmp_path_factory):
+    """numbast.headers are generated for the current GPU, else for sm_90 (a private cache)."""
+    saved = {k: os.environ.get(k) for k in ("NUMBAST_IMPORT_ARCH", "NUMBAST_CACHE_DIR")}
+    from conftest import cuda_device_available
+
+    if not cuda_device_available():
+        os.environ["NUMBAST_IMPORT_ARCH"] = "sm_90"
+    os.environ["NUMBAST_CACHE_DIR"] = str(tmp_path_factory.mktemp("mlir_cache"))
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+def test_cufp16_kernel_links_to_sm90_cubin(cufp16):
+    types = mlir_types()
+    compile_cubin(make_half_kernel(cufp16), (types.float32[:], types.float32[:]))
+
+
+# -- numbers (GPU) -------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+def test_header_kernel_numbers_match_numpy_and_numba_cuda(lib):
+    numba_cuda_mlir()
+    from numba import cuda as numba_cuda
+    from numba_cuda_mlir import cuda
+
+    out = cuda.device_array(14, np.float32)
+    make_shapes_kernel(lib, cuda)[1, 1](cuda.to_device(INPUT), out)
+    np.testing.assert_allclose(out.copy_to_host(), expected_shapes(INPUT), rtol=1e-5)
+
+    classic = numba_cuda.device_array(14, np.float32)
+    make_shapes_kernel(lib, numba_cuda)[1, 1](numba_cuda.to_device(INPUT), classic)
+    np.testing.assert_allclose(classic.copy_to_host(), out.copy_to_host(), rtol=1e-6)
+
+
+@pytest.mark.gpu
+def test_cufp16_kernel_numbers_match_numpy(cufp16):
+    numba_cuda_mlir()
+    from numba_cuda_mlir import cuda
+
+    x = np.linspace(0.0, 4.0, 33, dtype=np.float32)
+    out = cuda.device_array(x.size, np.float32)
+    cuda.jit(make_half_kernel(cufp16))[1, 1](cuda.to_device(x), out)
+    h = x.astype(np.float16)
+    expected = np.sqrt((h * h + h).astype(np.float16)).astype(np.float32)
+    np.testing.assert_allclose(out.copy_to_host(), expected, rtol=2e-3)
