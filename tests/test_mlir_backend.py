@@ -156,12 +156,33 @@ def make_half_kernel(cufp16):
     return half_kernel
 
 
+def make_bfloat16_kernel(cubf16):
+    bfloat16 = cubf16.__nv_bfloat16
+
+    def bfloat16_kernel(x, out):
+        i = 0
+        while i < x.size:
+            h = bfloat16(x[i])
+            out[i] = float(h * h + h)
+            i += 1
+
+    return bfloat16_kernel
+
+
 @pytest.fixture(scope="module")
 def cufp16(header_arch):
     numba_cuda_mlir()
     from numbast.headers import cufp16
 
     return cufp16
+
+
+@pytest.fixture(scope="module")
+def cubf16(header_arch):
+    numba_cuda_mlir()
+    from numbast.headers import cubf16
+
+    return cubf16
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +205,37 @@ def header_arch(tmp_path_factory):
 def test_cufp16_kernel_links_to_sm90_cubin(cufp16):
     types = mlir_types()
     compile_cubin(make_half_kernel(cufp16), (types.float32[:], types.float32[:]))
+
+
+def test_cubf16_kernel_links_to_sm90_cubin(cubf16):
+    types = mlir_types()
+    compile_cubin(make_bfloat16_kernel(cubf16), (types.float32[:], types.float32[:]))
+
+
+IMPORT_LATER_PROBE = f"""
+import sys
+from numbast import bind_header
+lib = bind_header({str(HEADER)!r})
+assert "numbast.runtime_mlir" not in sys.modules
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from mlir_support import compile_cubin
+from numba_cuda_mlir import types
+
+def kernel(x, out):
+    out[0] = lib.dot(lib.Point(x[0], x[1]), lib.Point(x[2], x[3]))
+
+compile_cubin(kernel, (types.float32[:], types.float32[:]))
+print("linked")
+"""
+
+
+def test_bindings_made_before_numba_cuda_mlir_is_imported_register_with_it():
+    numba_cuda_mlir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_LATER_PROBE], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0 and done.stdout.strip().endswith("linked"), done.stderr[-3000:]
 
 
 # -- numbers (GPU) -------------------------------------------------------------------------
@@ -215,3 +267,24 @@ def test_cufp16_kernel_numbers_match_numpy(cufp16):
     h = x.astype(np.float16)
     expected = np.sqrt((h * h + h).astype(np.float16)).astype(np.float32)
     np.testing.assert_allclose(out.copy_to_host(), expected, rtol=2e-3)
+
+
+def round_to_bfloat16(values: np.ndarray) -> np.ndarray:
+    """float32 -> the nearest bfloat16 (ties to even), as float32."""
+    bits = values.astype(np.float32).view(np.uint32)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return rounded.astype(np.uint32).view(np.float32)
+
+
+@pytest.mark.gpu
+def test_cubf16_kernel_numbers_match_numpy(cubf16):
+    numba_cuda_mlir()
+    from numba_cuda_mlir import cuda
+
+    x = np.linspace(-3.0, 3.0, 37, dtype=np.float32)
+    out = cuda.device_array(x.size, np.float32)
+    cuda.jit(make_bfloat16_kernel(cubf16))[1, 1](cuda.to_device(x), out)
+    h = round_to_bfloat16(x)
+    expected = round_to_bfloat16(round_to_bfloat16(h * h) + h)
+    # one bfloat16 step: the product and sum may be fused into one rounding
+    np.testing.assert_allclose(out.copy_to_host(), expected, rtol=2**-7, atol=2**-12)
