@@ -24,14 +24,18 @@ HEADER = Path(__file__).parent / "data" / "mlir" / "shapes.cuh"
 INPUT = np.array([1.5, -2.0, 3.0, 0.5], dtype=np.float32)
 
 WAITING_PROBE = f"""
-import json, sys
-from numbast import bind_header
+import importlib.util, json, sys
 from numbast.runtime import backends
+if sys.argv[1] == "pretend-installed":  # what would wait for it, were it installed
+    backends._INSTALLED["numba-cuda-mlir"] = True
+from numbast import bind_header
 lib = bind_header({str(HEADER)!r})
 waiting = backends._WAITING.get("numba-cuda-mlir", [])
 print(json.dumps({{
+    "installed": importlib.util.find_spec("numba_cuda_mlir") is not None,
     "backend_loaded": any(m.startswith("numbast.runtime_mlir") for m in sys.modules),
     "compiler_loaded": "numba_cuda_mlir" in sys.modules,
+    "watching": any(type(f).__name__ == "_ImportWatcher" for f in sys.meta_path),
     "waiting": len(waiting),
     "same_library": all(r.library is lib.shim_writer for r in waiting),
     "structs": sorted(e.row.qual_name for r in waiting for e in r.structs),
@@ -48,19 +52,32 @@ print(json.dumps({{
 """
 
 
-def test_bindings_wait_for_numba_cuda_mlir_and_load_nothing_of_it():
-    """A process that never imports numba_cuda_mlir loads no part of the backend; what it
-    would register is the module's own objects and shim library (numba-cuda's)."""
+def run_waiting_probe(mode: str) -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     done = subprocess.run(
-        [sys.executable, "-c", WAITING_PROBE], capture_output=True, text=True, env=env, check=True
+        [sys.executable, "-c", WAITING_PROBE, mode], capture_output=True, text=True, env=env
     )
-    probe = json.loads(done.stdout.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_bindings_wait_for_numba_cuda_mlir_and_load_nothing_of_it():
+    """A process that never imports numba_cuda_mlir loads no part of the backend; what waits
+    for it is the module's own objects and numba-cuda's shim library; where it is not
+    installed, nothing waits and nothing watches the imports."""
+    probe = run_waiting_probe("pretend-installed")
     assert not probe["backend_loaded"] and not probe["compiler_loaded"]
-    assert probe["waiting"] >= 1 and probe["same_library"]
+    assert probe["watching"] and probe["waiting"] >= 1 and probe["same_library"]
     assert probe["structs"] == ["shapes::Point"]
     assert probe["stubs_are_the_modules"] and probe["function_keys_are_the_modules"]
     assert {"shapes::dot", "shapes::in_unit", "shapes::bigger"} <= set(probe["functions"])
+
+    as_installed = run_waiting_probe("as-installed")
+    assert not as_installed["backend_loaded"] and not as_installed["compiler_loaded"]
+    if as_installed["installed"]:
+        assert as_installed["waiting"] == probe["waiting"] and as_installed["watching"]
+    else:
+        assert as_installed["waiting"] == 0 and not as_installed["watching"]
 
 
 # -- with numba-cuda-mlir ------------------------------------------------------------------

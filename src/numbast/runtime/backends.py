@@ -9,7 +9,8 @@ types resolved (as numba-cuda types: the rows' one vocabulary of types, which ea
 translates), the Python objects kernels use (struct stubs, function stubs), and the shim library
 (the same shims, the same compiled LTO-IR). A backend gets it only once its compiler is imported:
 at once when it is, else when it is (a finder on ``sys.meta_path`` notices that import), so a
-process that never imports a backend's compiler loads nothing of it and pays nothing for it.
+process that never imports a backend's compiler loads nothing of it and pays nothing for it
+(where the compiler is not installed at all, nothing is kept for it either).
 
 A third backend is one more package with a ``backend`` module whose ``receive(registration)``
 takes registrations, and one more entry in ``OTHER_BACKENDS``.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.abc
+import importlib.util
 import logging
 import sys
 import threading
@@ -119,14 +121,26 @@ _WATCHER: list = shared_table("backend_import_watcher", list)  # the finder, onc
 
 def hand_over(registration: Registration) -> None:
     """Give ``registration`` to every other backend: now to those whose compiler the process
-    has imported, later to the others, when (if ever) it imports theirs."""
+    has imported, later to the others, when (if ever) it imports theirs; never to those whose
+    compiler is not installed (nothing waits for them, nothing watches for them)."""
     for backend in OTHER_BACKENDS:
         if backend.trigger in sys.modules:
             _deliver(backend, [registration])
-        else:
+        elif _installed(backend):
             with LOCK:
                 _WAITING.setdefault(backend.name, []).append(registration)
             _watch()
+
+
+# backend name -> whether its compiler can be imported (asked once per process)
+_INSTALLED: dict[str, bool] = shared_table("backend_compiler_installed", dict)
+
+
+def _installed(backend: Backend) -> bool:
+    found = _INSTALLED.get(backend.name)
+    if found is None:
+        found = _INSTALLED[backend.name] = importlib.util.find_spec(backend.trigger) is not None
+    return found
 
 
 def waiting(backend_name: str) -> int:
