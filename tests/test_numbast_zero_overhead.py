@@ -73,3 +73,41 @@ def test_bound_call_has_the_sass_of_plain_numba(tmp_path):
     assert not any(op in ("CALL", "CALL.REL", "CALL.ABS") for op in opcodes), "shim not inlined"
     assert len(bound_sass) == len(plain_sass)
     assert [i.split()[0] for i in plain_sass] == opcodes
+
+
+def test_bound_call_has_the_sass_of_plain_numba_cuda_mlir(tmp_path):
+    """The same in numba-cuda-mlir kernels (the shim's LTO-IR inlines there too)."""
+    from mlir_support import compile_cubin, numba_cuda_mlir
+
+    numba_cuda_mlir()
+    from numba_cuda_mlir import cuda as mlir_cuda
+    from numba_cuda_mlir import types as mlir_types
+
+    from numbast import bind_header
+
+    my_fma = bind_header(HEADER).my_fma
+
+    def bound(x, out, b, c):
+        i = mlir_cuda.grid(1)
+        if i < x.size:
+            v = x[i]
+            for _ in range(64):
+                v = my_fma(v, b, c)
+            out[i] = v
+
+    def plain(x, out, b, c):
+        i = mlir_cuda.grid(1)
+        if i < x.size:
+            v = x[i]
+            for _ in range(64):
+                v = mlir_cuda.fma(v, b, c)
+            out[i] = v
+
+    signature = (mlir_types.float32[:], mlir_types.float32[:], mlir_types.float32,
+                 mlir_types.float32)  # fmt: skip
+    bound_sass = _sass(compile_cubin(bound, signature), tmp_path, "bound")
+    plain_sass = _sass(compile_cubin(plain, signature), tmp_path, "plain")
+    opcodes = [i.split()[0] for i in bound_sass]
+    assert opcodes.count("FFMA") == 64
+    assert not any(op in ("CALL", "CALL.REL", "CALL.ABS") for op in opcodes), "shim not inlined"
+    assert bound_sass == plain_sass
