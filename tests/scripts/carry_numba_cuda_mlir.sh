@@ -19,9 +19,10 @@ root=$(git rev-parse --show-toplevel)
 cd "$root"
 version=${NUMBA_CUDA_MLIR_VERSION:-0.6.0}
 python_version=${PYTHON_VERSION:-3.12}
-mkdir -p .git/info
+exclude=$(git rev-parse --git-path info/exclude)  # .git is a file in a worktree
+mkdir -p "$(dirname "$exclude")"
 for ignored in /.gpu-mlir/ /.mlir_site/; do
-  grep -qx "$ignored" .git/info/exclude 2>/dev/null || echo "$ignored" >> .git/info/exclude
+  grep -qx "$ignored" "$exclude" 2>/dev/null || echo "$ignored" >> "$exclude"
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
