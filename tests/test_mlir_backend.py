@@ -229,6 +229,40 @@ def test_cubf16_kernel_links_to_sm90_cubin(cubf16):
     compile_cubin(make_bfloat16_kernel(cubf16), (types.float32[:], types.float32[:]))
 
 
+STATIC_PROBE = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from numbast.static.config import config_from_mapping
+from static_support import import_path, render
+from mlir_support import compile_cubin
+from numba_cuda_mlir import types
+
+raw = {{"Entry Point": "shapes.cuh", "File List": ["shapes.cuh"], "GPU Arch": ["sm_90"]}}
+config = config_from_mapping(raw, base_dir={str(HEADER.parent)!r}, source="<shapes config>")
+shapes = import_path(render(config, __import__("pathlib").Path(sys.argv[1])))
+
+def kernel(x, out):
+    a = shapes.Point(x[0], x[1])
+    out[0] = shapes.dot(a + a, a)
+    out[1] = a.along(shapes.Axis.AXIS_Y)
+
+compile_cubin(kernel, (types.float32[:], types.float32[:]))
+print("linked")
+"""
+
+
+def test_standalone_static_module_kernel_links_to_sm90_cubin(tmp_path):
+    """A module from ``python -m numbast`` carrying its runtime copy (in a process of its own:
+    it registers shapes:: types as the dynamic bindings of this module's tests do)."""
+    numba_cuda_mlir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", STATIC_PROBE, str(tmp_path)], capture_output=True, text=True,
+        env=env,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip().endswith("linked"), done.stderr[-3000:]
+
+
 IMPORT_LATER_PROBE = f"""
 import sys
 from numbast import bind_header
