@@ -339,3 +339,43 @@ def test_cubf16_kernel_numbers_match_numpy(cubf16):
     expected = round_to_bfloat16(round_to_bfloat16(h * h) + h)
     # one bfloat16 step: the product and sum may be fused into one rounding
     np.testing.assert_allclose(out.copy_to_host(), expected, rtol=2**-7, atol=2**-12)
+
+
+CACHED_KERNEL_SCRIPT = f"""
+import sys
+import numpy as np
+from numbast import bind_header
+from numba_cuda_mlir import cuda
+
+lib = bind_header({str(HEADER)!r})
+
+@cuda.jit(cache=True)
+def cached_dot(x, out):
+    out[0] = lib.dot(lib.Point(x[0], x[1]), lib.Point(x[2], x[3]))
+
+x = np.array({INPUT.tolist()!r}, dtype=np.float32)
+out = cuda.device_array(1, np.float32)
+cached_dot[1, 1](cuda.to_device(x), out)
+print(sum(cached_dot.stats.cache_hits.values()), float(out.copy_to_host()[0]))
+"""
+
+
+@pytest.mark.gpu
+def test_cache_true_kernel_calling_bindings_loads_from_numba_cuda_mlirs_cache(tmp_path):
+    """numba-cuda-mlir's own ``cache=True``: the second process loads the linked kernel (shims
+    included) and computes the same number."""
+    numba_cuda_mlir()
+    script = tmp_path / "cached_kernel.py"
+    script.write_text(CACHED_KERNEL_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba_cache"))  # fmt: skip
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                              env=env)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        hits, value = done.stdout.split()[-2:]
+        runs.append((int(hits), float(value)))
+    expected = float(INPUT[0] * INPUT[2] + INPUT[1] * INPUT[3])
+    assert runs[0] == (0, pytest.approx(expected)) and runs[1][0] >= 1
+    assert runs[1][1] == runs[0][1]
