@@ -51,7 +51,16 @@ def run_pending() -> int:
             if not _PENDING:
                 break
             registration = _PENDING.pop(0)
-        register(registration)
+        try:
+            register(registration)
+        except Exception:  # one module's failure must not fail every numba-cuda-mlir compile
+            logger.warning(
+                "%r could not be registered with numba-cuda-mlir; its bindings are callable "
+                "from numba-cuda kernels only",
+                registration,
+                exc_info=True,
+            )
+            continue
         done += 1
     if done:
         from numba_cuda_mlir.extending import refresh_registries
