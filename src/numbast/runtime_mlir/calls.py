@@ -59,7 +59,7 @@ class MlirCall(Call):
         def lower_bound_call(builder, values: Sequence[Any]) -> Any:
             library.write_to_shim(call.shim_text, call.shim_name)
             arch = builder.metadata["gpu_target"]["linker_arch"]
-            builder.link_external_item(link_object(library, arch))
+            builder.link_external_item(link_object(library, call.shim_name, arch))
             result, outputs, slots = _call_shim(builder, call, values)
             if call.returns_first_argument:
                 return _load(builder, call.arguments[0].type, slots[0])
