@@ -32,7 +32,6 @@ from ..core.rows import (
     StructBodyRow,
     StructRow,
 )
-from .backends import FunctionEntry, Registration, StructEntry, hand_over
 from .deferred import defer, register_on_lookup
 from .overloads import (
     DEFAULT_REGISTRIES,
@@ -41,7 +40,7 @@ from .overloads import (
     add_declaration,
 )
 from .registration import apply_function as register_function
-from .registration import register_struct
+from .registration import hand_over, register_struct
 from .row_types import (
     SPELLED_NAMES,
     enum_member_type,
@@ -97,8 +96,8 @@ def apply_struct(
         row, numba_type, body, types_, shims, library, registries, module_name, stub
     )
     if others:
-        entry = StructEntry(row, numba_type, StructBodyRow(*body), stub)
-        hand_over(Registration(module_name, library, shims, types_, structs=[entry]))
+        entry = (row, numba_type, StructBodyRow(*body), stub)
+        hand_over(module_name, library, shims, types_, structs=[entry])
     member_templates = StructBodyRow(*body).member_templates
     if member_templates:
         from .templates.context import TemplateContext
@@ -124,8 +123,7 @@ def apply_function(
     function). All overloads of one stub share it. ``others``: as for :func:`apply_struct`."""
     key = register_function(row, types_, shims, library, stubs, registries)
     if others:
-        entry = FunctionEntry(FunctionRow(*row), key)
-        hand_over(Registration("", library, shims, types_, functions=[entry]))
+        hand_over("", library, shims, types_, functions=[(FunctionRow(*row), key)])
     return key
 
 
@@ -290,18 +288,13 @@ def apply_rows(
         else stubs.stub(row.python_name, row.qual_name)
         for row in function_rows
     ]
-    structs = zip(struct_rows, struct_types, bodies, struct_stubs, strict=True)
     hand_over(
-        Registration(
-            module_name,
-            library,
-            rows.shims,
-            resolved_types,
-            structs=[StructEntry(*entry) for entry in structs],
-            functions=[
-                FunctionEntry(row, key) for row, key in zip(function_rows, keys, strict=True)
-            ],
-        )
+        module_name,
+        library,
+        rows.shims,
+        resolved_types,
+        structs=list(zip(struct_rows, struct_types, bodies, struct_stubs, strict=True)),
+        functions=list(zip(function_rows, keys, strict=True)),
     )
 
     lazily = registries is DEFAULT_REGISTRIES and not register_now

@@ -77,8 +77,8 @@ class Registration:
         self.module_name = module_name
         self.library = library
         self.shims = tuple(shims)
-        self.structs = tuple(structs)
-        self.functions = tuple(functions)
+        self.structs = tuple(StructEntry(*entry) for entry in structs)
+        self.functions = tuple(FunctionEntry(*entry) for entry in functions)
         self._types = types
         self._resolving = threading.Lock()
 

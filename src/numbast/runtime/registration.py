@@ -1,6 +1,7 @@
 """Register one struct's or one free function's rows with Numba: the data model, the Python
 stub, constructors, conversions, operators and methods (``register_struct``), and the overloads
-of a function (``apply_function``). Templates are the template runtime's
+of a function (``apply_function``); and handing what was registered to the other compilers'
+backends (``hand_over``). Templates are the template runtime's
 (``numbast.runtime.templates``); ``numbast.runtime.apply`` composes both.
 """
 
@@ -35,7 +36,7 @@ from .overloads import (
     overload_template,
 )
 from .row_types import resolve_class
-from .shim_library import ShimLibrary
+from .shim_library import ShimLibrary, runtime_part
 from .structs import (
     add_conversion,
     add_conversion_to_struct,
@@ -182,3 +183,13 @@ def _cooperative(lowering: Callable) -> Callable:
         return lowering(context, builder, sig, args)
 
     return lower_cooperative_call
+
+
+def hand_over(*parts: Any, **entries: Any) -> None:
+    """Hand what one apply registers with numba-cuda to the other compilers' backends (a
+    ``backends.Registration`` of ``parts`` and ``entries``). A runtime copy carries no
+    backends: it uses the installed numbast's, and where there is none, bindings serve
+    numba-cuda only."""
+    backends = runtime_part("runtime.backends", required=False)
+    if backends is not None:
+        backends.hand_over(backends.Registration(*parts, **entries))

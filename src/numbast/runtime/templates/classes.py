@@ -25,9 +25,8 @@ from numba.cuda.typing.templates import AbstractTemplate, signature
 from ...core import rows
 from ...core.row_writer import RowWriter
 from ...core.rows import ClassTemplateRow, StructBodyRow, StructRow, TemplateCallableRow
-from ..backends import Registration, StructEntry, hand_over
 from ..members import inherit_static_members
-from ..registration import register_struct
+from ..registration import hand_over, register_struct
 from ..row_types import make_struct_type_of
 from ..structs import make_struct_stub
 from .args import (
@@ -304,12 +303,8 @@ class ClassTemplateBinder:
             stub,
         )
         # The instance is a struct to the other backends too (their kernels index on the host).
-        entry = StructEntry(struct_row, numba_type, StructBodyRow(*indexed), stub)
-        hand_over(
-            Registration(
-                self.context.origin, self.context.library, writer.shims, writer.types, [entry]
-            )
-        )
+        entry = (struct_row, numba_type, StructBodyRow(*indexed), stub)
+        hand_over(self.context.origin, self.context.library, writer.shims, writer.types, [entry])
         if body.member_templates:
             add_member_templates(numba_type, body.member_templates, row_arguments, self.context)
         for templates, class_arguments in bases.member_templates:
