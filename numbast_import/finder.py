@@ -10,7 +10,6 @@ import's error without frames of ours (see ``loader``).
 
 from __future__ import annotations
 
-import difflib
 import importlib.abc
 import importlib.util
 import sys
@@ -92,6 +91,8 @@ def resolve_mapping(package: str, name: str, project: ProjectConfig) -> HeaderMa
 def _did_you_mean(name: str, known: Mapping[str, str] | Iterable[str]) -> str:
     """The suggestion ``(did you mean 'x'?)`` for the closest of ``known`` (a name, or a name -> how
     to write it), or ""."""
+    import difflib  # only on this error path: a warm import does not pay for it (~0.7 ms)
+
     spelled = known if isinstance(known, Mapping) else {k: k for k in known}
     close = difflib.get_close_matches(name, list(spelled), n=1, cutoff=0.6)
     return f" (did you mean {spelled[close[0]]!r}?)" if close else ""

@@ -64,23 +64,35 @@ ENTRY_SHAPING_MODULES = (
 )
 
 
-def _generator_sources() -> list[tuple[str, Path]]:
+def _generator_sources() -> list[tuple[str, str]]:
+    """(name relative to the packages' parent, path) of every source of the fingerprint,
+    sorted by name. Walked with os.scandir: a warm import does this every time, and pathlib's
+    rglob costs ~3 ms more for the ~190 files."""
     found = []
     for package_name in ("ast_canopy", "numbast"):
         spec = importlib.util.find_spec(package_name)
         assert spec is not None and spec.submodule_search_locations
-        package = Path(next(iter(spec.submodule_search_locations)))
-        paths = sorted(package.rglob("*.py"))
-        if package_name == "numbast":
-            # The stand-in system headers NVRTC compiles the shims with (numbast.core.nvrtc).
-            stand_ins = package / "core" / "nvrtc_headers"
-            paths += sorted(p for p in stand_ins.rglob("*") if p.is_file())
-        for path in paths:
-            found.append((path.relative_to(package.parent).as_posix(), path))
-    import_system = Path(__file__).parent.parent
+        package = next(iter(spec.submodule_search_locations))
+        # The stand-in system headers NVRTC compiles the shims with (numbast.core.nvrtc): every
+        # file under them; elsewhere the Python sources.
+        stand_ins = os.path.join(package, "core", "nvrtc_headers")
+        _walk(package, package_name, stand_ins, found)
+    import_system = os.path.dirname(os.path.dirname(__file__))
     for relative in ENTRY_SHAPING_MODULES:
-        found.append((f"numbast_import/{relative}", import_system / relative))
+        found.append((f"numbast_import/{relative}", os.path.join(import_system, relative)))
+    found.sort()
     return found
+
+
+def _walk(directory: str, name: str, stand_ins: str, found: list[tuple[str, str]]) -> None:
+    every_file = directory == stand_ins or directory.startswith(stand_ins + os.sep)
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.is_dir():
+                if entry.name != "__pycache__":
+                    _walk(entry.path, f"{name}/{entry.name}", stand_ins, found)
+            elif entry.is_file() and (every_file or entry.name.endswith(".py")):
+                found.append((f"{name}/{entry.name}", entry.path))
 
 
 def generator_fingerprint(memo_dir: Path | None = None) -> str:
@@ -96,7 +108,7 @@ def generator_fingerprint(memo_dir: Path | None = None) -> str:
     if memo_dir is not None:
         stamps = hashlib.sha256()
         for relative, path in sources:
-            info = path.stat()
+            info = os.stat(path)
             stamps.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
         memo = memo_dir / f"generator-{stamps.hexdigest()[:32]}"
         try:
@@ -110,7 +122,8 @@ def generator_fingerprint(memo_dir: Path | None = None) -> str:
             pass
     digest = hashlib.sha256()
     for relative, path in sources:
-        digest.update(relative.encode() + b"\0" + path.read_bytes())
+        with open(path, "rb") as stream:
+            digest.update(relative.encode() + b"\0" + stream.read())
     fingerprint = digest.hexdigest()
     if memo is not None:
         _write_quietly(memo, fingerprint)
