@@ -18,7 +18,10 @@ process already has is checked, not imported again: a process holds one version 
 
 Objects taken from a module (``from cuda_headers.my_lib import dot``) pickle by reference to
 it, which needs the mapping on the other side first: the module itself earlier in the same
-pickle, or the ``numbast_import.dask.HeaderModules`` plugin on Dask workers.
+pickle, or the ``numbast_import.dask.HeaderModules`` plugin on Dask workers. Class templates,
+their instances and function templates pickle as (this module, their name), the module by its
+mapping (``numbast.runtime.templates.pickling``); a module finds its instances by name
+(``Arr[float32, 3]``), as pickle looks classes up before it takes their reduction.
 """
 
 from __future__ import annotations
@@ -80,6 +83,19 @@ class HeaderModule(types.ModuleType):
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         return import_pickled, (pickled_state(self),)
+
+    def __getattr__(self, name: str) -> Any:
+        # ``Arr[float32, 3]``: an instance of the module's class template Arr made in this
+        # process. pickle and cloudpickle look a class up by module and name before they take
+        # its reduction (numbast.runtime.templates.pickling: the template subscripted again).
+        template, bracket, _rest = name.partition("[")
+        if bracket:
+            instances = getattr(self.__dict__.get(template), "instances", None)
+            if isinstance(instances, dict):
+                for instance in instances.values():
+                    if instance.__qualname__ == name:
+                        return instance
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
 
 def adopt(module: types.ModuleType, mapping: HeaderMapping, manifest: Mapping[str, Any]) -> None:

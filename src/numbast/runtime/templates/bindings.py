@@ -114,7 +114,8 @@ class ModuleTemplates:
         for row in self.function_rows:
             if not row.operator:
                 stubs.adopt_for(row.python_name, row.qual_name,
-                                FunctionTemplateStub(row.qual_name, row.python_name))  # fmt: skip
+                                FunctionTemplateStub(row.qual_name, row.python_name,
+                                                     origin=self.context.origin))  # fmt: skip
 
     def stubs(self) -> dict[str, Any]:
         """The module's names of its templates (made now; registered by :meth:`register`)."""

@@ -56,6 +56,7 @@ from .instances import (
 )
 from .member_types import InstanceStubType, install_kernel_member_types, member_type
 from .members import add_member_templates
+from .pickling import install as install_pickling
 from .probe import TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
@@ -100,17 +101,23 @@ class ClassTemplateStub(metaclass=_ClassTemplateType):
 
 
 def _class_template_stub(binder: ClassTemplateBinder) -> type[ClassTemplateStub]:
-    # NVIDIA's Numbast names the object of a class template by its qualified C++ name.
+    # NVIDIA's Numbast names the object of a class template by its qualified C++ name; its
+    # module and the name it has there say where it is found again (numbast.runtime.templates.
+    # pickling: it pickles by reference).
     qual_name = binder.row.qual_name.removeprefix("::")
     return _ClassTemplateType(
         qual_name,
         (ClassTemplateStub,),
         {
             "_binder": binder,
-            "__qualname__": qual_name,
+            "__module__": binder.context.origin,
+            "__qualname__": binder.row.python_name,
             "__doc__": f"CUDA C++ class template {binder.row.qual_name} (bound from C++).",
         },
     )
+
+
+install_pickling(_ClassTemplateType)
 
 
 class ClassTemplateBinder:
@@ -287,7 +294,10 @@ class ClassTemplateBinder:
             # C++ cannot choose between these constructors: constructing from these argument
             # types in a kernel is an error at typing, not at link time.
             self._ambiguous.setdefault(spelling, set()).update(ambiguous)
-        stub = make_struct_stub(python_name, spelling, numba_type, metaclass=InstanceStubType)
+        stub = make_struct_stub(
+            python_name, spelling, numba_type, self.context.origin, metaclass=InstanceStubType
+        )
+        stub._numbast_template_ = self.stub  # it pickles as the template subscripted again
         stub._numbast_member_type_ = functools.partial(member_type, self.context, layout, spelling)
         stub._numbast_member_type_names_ = tuple(row.member_types)
         indexed = writer.struct_body(body)

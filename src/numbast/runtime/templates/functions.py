@@ -48,6 +48,7 @@ from .calls import (
 )
 from .completion import complete_arguments
 from .context import TemplateContext
+from .pickling import by_module_attribute
 from .probe import TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
@@ -59,8 +60,12 @@ class FunctionTemplateStub:
 
     _numbast_stub_ = True  # a binding stub: its overload sets are its own (runtime.overloads)
 
-    def __init__(self, qual_name: str, python_name: str, explicit: tuple = ()) -> None:
+    def __init__(
+        self, qual_name: str, python_name: str, explicit: tuple = (), origin: str = ""
+    ) -> None:
         self.__name__ = self.__qualname__ = python_name
+        self.__module__ = origin  # the module that binds it, where it pickles by reference
+        self._parent: FunctionTemplateStub | None = None
         self._numbast_qual_name_ = qual_name
         self._numbast_declarations_: list[str] = []
         self._explicit = explicit
@@ -79,6 +84,15 @@ class FunctionTemplateStub:
         explicit = f"[{', '.join(map(repr, self._explicit))}]" if self._explicit else ""
         return f"<function template {self._numbast_qual_name_}{explicit}>"
 
+    def __reduce__(self) -> tuple:
+        """By reference: the module's attribute, subscripted with the same arguments."""
+        if self._parent is not None:
+            return operator_module.getitem, (
+                self._parent,
+                self._explicit[len(self._parent._explicit) :],
+            )
+        return by_module_attribute(self, self.__module__, self.__name__)
+
     def __getitem__(self, arguments: Any) -> FunctionTemplateStub:
         from ..deferred import run_pending
 
@@ -89,7 +103,10 @@ class FunctionTemplateStub:
             child = self._children.get(key)
             if child is not None:
                 return child
-            child = FunctionTemplateStub(self._numbast_qual_name_, self.__name__, given)
+            child = FunctionTemplateStub(
+                self._numbast_qual_name_, self.__name__, given, self.__module__
+            )
+            child._parent = self
             reasons = [child.add(binder) for binder in self._binders]
             if not child._binders:
                 raise TypeError(
