@@ -77,9 +77,6 @@ def register_struct(
     if stub is None:
         stub = make_struct_stub(row.python_name, row.qual_name, numba_type)
     add_struct_stub(numba_type, stub, registries)
-    # The stub is a typed global of kernels even when no constructor binds (a kernel may use
-    # only its static members, or learn from the typing error why it cannot construct one).
-    overload_template(stub, row.python_name, registries)
     library.bound_types.append(numba_type)
     methods: dict[str, list[Call]] = {}
     mutating: dict[str, list[Call]] = {}
@@ -108,6 +105,10 @@ def register_struct(
                 mutating.setdefault(name, []).append(call)
         else:
             raise ValueError(f"{module_name}: unknown member kind {kind!r} of {row.qual_name}")
+    if not statics:
+        # The stub is a typed global of kernels even when no constructor binds, so that the
+        # typing error says why it cannot construct one (static members make it one already).
+        overload_template(stub, row.python_name, registries)
     if statics:
         overloads = {
             name: [(c.signature(), c.lowering(library)) for c in calls]
