@@ -48,3 +48,29 @@ def test_numbers(lib):
     out = cuda.to_device(np.zeros(5, dtype=np.int32))
     kernel[1, 1](out, lib.Mode.Slow)
     np.testing.assert_array_equal(out.copy_to_host(), [100, 6, 10, 20, 1])
+
+
+def converting_class_kernel(lib):
+    Level, Meter, promote = lib.Level, lib.Meter, lib.promote
+
+    def kernel(out):
+        out[0] = 1 if promote(Level.Low) == Level.High else 0  # the built-in comparison
+        out[1] = 1 if promote(Level.High) == Level.High else 0
+        out[2] = 1 if Meter(3) == Meter(3) else 0  # the class's own operator==
+        out[3] = 1 if Meter(3) == 4 else 0  # an int converts where the class is an operand
+
+    return kernel
+
+
+def test_an_enum_comparison_beside_a_converting_class_is_the_builtin_one():
+    lib = bound_test_header("enum_beside_converting_class.cuh")
+    cubin = link_kernel_to_cubin(converting_class_kernel(lib), (types.int32[:],))
+    assert cubin[:4] == b"\x7fELF"
+
+
+@pytest.mark.gpu
+def test_an_enum_comparison_beside_a_converting_class_numbers():
+    lib = bound_test_header("enum_beside_converting_class.cuh")
+    out = cuda.to_device(np.zeros(4, dtype=np.int32))
+    cuda.jit(converting_class_kernel(lib))[1, 1](out)
+    np.testing.assert_array_equal(out.copy_to_host(), [1, 0, 1, 0])

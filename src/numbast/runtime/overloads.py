@@ -95,7 +95,16 @@ class _OverloadsOfBuiltin(ConcreteTemplate):
 def _found_by_operands(parameters: tuple, operands: list) -> bool:
     namespaces = {_namespace_of(p) for p in parameters if is_bound_type(p)}
     return any(
-        is_bound_type(operand) and (operand == parameter or _namespace_of(operand) in namespaces)
+        is_bound_type(operand)
+        and (
+            operand == parameter
+            # an enum that would convert (a user-defined conversion) loses to C++'s built-in
+            # operator, which only promotes it: Mode == Mode is never __half's operator==
+            or (
+                not isinstance(operand, types.IntEnumMember)
+                and _namespace_of(operand) in namespaces
+            )
+        )
         for operand, parameter in zip(operands, parameters)  # noqa: B905 -- varargs differ
     )
 

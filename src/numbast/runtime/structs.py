@@ -178,6 +178,29 @@ def add_implicit_constructor(numba_type, source_type, lowering: Callable) -> Non
     def implicit_conversion(context, builder, fromty, toty, val):
         return lowering(context, builder, signature(toty, fromty), [val])
 
+    if isinstance(source_type, types.Number):
+        lowerings = numba_type.__dict__.setdefault("_number_constructors", {})
+        if not lowerings:
+            lower_cast(types.Number, numba_type)(_number_then_constructor)
+        lowerings[source_type] = lowering
+
+
+def _number_then_constructor(context, builder, fromty, toty, val):
+    """A number that typing let convert to a constructor's source first (``Meter(3) == 4``
+    through ``Meter(int)``): the standard conversion, then that constructor; the source is
+    the one the number converts to best (a promotion before a narrowing, as C++ ranks them)."""
+    typingctx = context.typing_context
+    ranked = [
+        (conversion, index, source, lowering)
+        for index, (source, lowering) in enumerate(toty._number_constructors.items())
+        if (conversion := typingctx.can_convert(fromty, source)) is not None
+    ]
+    if not ranked:
+        raise TypeError(f"no converting constructor of {toty} takes {fromty}")
+    _conversion, _index, source, lowering = min(ranked, key=lambda r: (r[0], r[1]))
+    converted = context.cast(builder, val, fromty, source)
+    return lowering(context, builder, signature(toty, source), [converted])
+
 
 def _builtin_for(target: types.Type):
     """The Python builtin a conversion to ``target`` serves: float(), int() or bool()."""
