@@ -178,6 +178,11 @@ def keep_parser_preludes_in(root: Path | None) -> None:
 def _use_parser_dir(root: Path | None) -> None:
     """Keep the parser's preludes under the cache root (None: in a private temp dir)."""
     from ast_canopy import cache as parser_cache
+    from ast_canopy import toolkit
+    from numbast.core import nvrtc
+
+    # NVRTC finds the toolkit as the parser does, with its lookups remembered in this root.
+    nvrtc.use_header_finder(toolkit.header_dir)
 
     directory = None
     if root is not None:

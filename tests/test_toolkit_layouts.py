@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from support import link_kernel_to_cubin
 
-from ast_canopy import hidden_headers, toolchain, toolkit
+from ast_canopy import hidden_headers, toolchain, toolkit, toolkit_lookup
 from numbast.core import nvrtc
 
 TESTS = Path(__file__).parent
@@ -24,6 +24,7 @@ TESTS = Path(__file__).parent
 
 def _clear_toolkit_memos() -> None:
     for memo in (
+        toolkit.header_dir,
         toolkit.cudart_include_dir,
         toolkit.cccl_include_dir,
         toolkit.curand_include_dir,
@@ -75,6 +76,8 @@ def split_toolkit(tmp_path_factory):
     found = {"cudart": str(wheel), "cccl": str(cccl)}
     patch = pytest.MonkeyPatch()
     patch.setattr(cuda.pathfinder, "find_nvidia_header_directory", found.get)
+    # pathfinder's answers are simulated: none remembered on disk, none read from there.
+    patch.setattr(toolkit_lookup, "_memo_path", lambda: None)
     patch.setattr(toolchain, "_fallback_roots", lambda: [str(system)])
     for variable in ("CUDA_HOME", "CUDA_PATH"):
         patch.delenv(variable, raising=False)

@@ -2,7 +2,9 @@
 
 Search order: explicit directories from the caller; the pip wheels (through cuda.pathfinder);
 ``CUDA_HOME`` / ``CUDA_PATH``; ``/usr/local/cuda``. The parser, the shim compiler and the tests
-all ask here, so they always agree on one toolkit.
+all ask here, so they always agree on one toolkit. cuda.pathfinder's answers are remembered
+across processes (``ast_canopy.toolkit_lookup``): for a library it does not find at once (cuRAND
+where it is absent) it runs a subprocess.
 """
 
 from __future__ import annotations
@@ -22,13 +24,19 @@ class ToolkitNotFoundError(RuntimeError):
     """No CUDA toolkit headers could be located."""
 
 
-def _pathfinder_dir(libname: str) -> str | None:
+@functools.cache
+def header_dir(libname: str) -> str | None:
+    """cuda.pathfinder's header directory of ``libname`` (``"cudart"``, ``"cccl"``,
+    ``"curand"``...), or None; remembered in the parser's cache directory until the installed
+    packages or the toolkit environment change (``ast_canopy.toolkit_lookup``)."""
     try:
         from cuda.pathfinder import find_nvidia_header_directory
     except ImportError:
         return None
+    from ast_canopy import toolkit_lookup
+
     try:
-        return find_nvidia_header_directory(libname)
+        return toolkit_lookup.header_dir(libname, find_nvidia_header_directory)
     except (RuntimeError, ValueError) as exc:  # pathfinder raises on unknown/unsupported libs
         logger.debug("cuda.pathfinder could not look up %s: %s", libname, exc)
         return None
@@ -47,7 +55,7 @@ def _env_toolkit_include() -> str | None:
 @functools.cache
 def cudart_include_dir() -> str:
     """The directory holding ``cuda_runtime.h``, ``cuda_fp16.h`` and friends."""
-    found = _pathfinder_dir("cudart") or _env_toolkit_include()
+    found = header_dir("cudart") or _env_toolkit_include()
     if found is None:
         raise ToolkitNotFoundError(
             'no CUDA toolkit headers found: install them with `pip install "numba-cuda[cu13]"`, '
@@ -59,7 +67,7 @@ def cudart_include_dir() -> str:
 @functools.cache
 def cccl_include_dir() -> str | None:
     """The CCCL (libcu++/CUB/Thrust) include directory, when it is separate from cudart's."""
-    found = _pathfinder_dir("cccl")
+    found = header_dir("cccl")
     if found:
         return found
     candidate = Path(cudart_include_dir()) / "cccl"
@@ -69,7 +77,7 @@ def cccl_include_dir() -> str | None:
 @functools.cache
 def curand_include_dir() -> str | None:
     """The directory holding ``curand_kernel.h``, or None when cuRAND headers are absent."""
-    found = _pathfinder_dir("curand")
+    found = header_dir("curand")
     if found:
         return found
     candidate = Path(cudart_include_dir()) / "curand_kernel.h"

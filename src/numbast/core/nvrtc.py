@@ -23,7 +23,7 @@ import functools
 import hashlib
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 logger = logging.getLogger(__name__)
@@ -158,7 +158,23 @@ def toolkit_include_dirs() -> tuple[str, ...]:
     return tuple(dict.fromkeys([*found.values(), *([holder] if holder else [])]))
 
 
+def use_header_finder(finder: Callable[[str], str | None] | None) -> None:
+    """Find the toolkit's header directories with ``finder(library)`` (cuda.pathfinder's
+    answers, remembered: the import system hands in the parser's ``ast_canopy.toolkit.
+    header_dir``, so NVRTC and clang see one toolkit and a library cuda.pathfinder finds only
+    through a subprocess is not looked up again in every process); None: ask cuda.pathfinder."""
+    global _header_finder
+    if finder is not _header_finder:
+        _header_finder = finder
+        toolkit_include_dirs.cache_clear()
+
+
+_header_finder: Callable[[str], str | None] | None = None
+
+
 def _toolkit_header_dir(library: str) -> str | None:
+    if _header_finder is not None:
+        return _header_finder(library)
     try:
         from cuda.pathfinder import find_nvidia_header_directory
     except ImportError:
