@@ -34,6 +34,7 @@ def _clear_toolkit_memos() -> None:
         nvrtc.toolkit_include_dirs,
     ):
         memo.cache_clear()
+    toolkit_lookup.forget()
 
 
 def _split_layout(root: Path) -> tuple[Path, Path, Path]:

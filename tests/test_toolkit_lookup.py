@@ -46,15 +46,16 @@ def fake(tmp_path, monkeypatch):
     for variable in toolkit_lookup._ENV:
         monkeypatch.delenv(variable, raising=False)
     parser_dir = tmp_path / "parser"
+    parser_dir.mkdir(mode=0o700)  # as the first parse leaves it
     monkeypatch.setattr(cache, "_chosen", None)  # the process's choice comes back after
     cache.use_directory(parser_dir)
     yield FakePathfinder(site_packages), parser_dir / toolkit_lookup.MEMO_NAME
-    toolkit_lookup._stamp.cache_clear()
+    toolkit_lookup.forget()
 
 
 def lookup(finder: FakePathfinder) -> str | None:
     """One process's lookup: the stamp is taken again, as a new process takes it."""
-    toolkit_lookup._stamp.cache_clear()
+    toolkit_lookup.forget()
     return toolkit_lookup.header_dir("curand", finder)
 
 
@@ -144,7 +145,7 @@ def test_a_memo_others_can_write_is_not_trusted(fake, caplog):
 
 def _current(**changes) -> bytes:
     """A memo of this stamp and time, with ``changes`` to its fields."""
-    toolkit_lookup._stamp.cache_clear()
+    toolkit_lookup.forget()
     record = {"format": 1, "stamp": toolkit_lookup._stamp(), "written": time.time()}
     record["answers"] = {"curand": "/"}  # an existing directory: believed if the rest is right
     return json.dumps({**record, **changes}).encode()
@@ -159,7 +160,6 @@ def _current(**changes) -> bytes:
 )  # fmt: skip
 def test_a_damaged_or_foreign_memo_is_asked_again(fake, damage):
     finder, memo = fake
-    memo.parent.mkdir(mode=0o700, exist_ok=True)
     memo.write_bytes(_current())
     memo.chmod(0o600)
     assert lookup(finder) == "/" and finder.asked == 0  # the undamaged memo is believed
@@ -173,3 +173,52 @@ def test_without_a_cache_directory_nothing_is_written(fake):
     cache.use_directory(None)
     assert lookup(finder) is None and lookup(finder) is None
     assert finder.asked == 2 and not memo.exists()
+
+
+def test_a_lookup_makes_no_cache_directory(fake, tmp_path):
+    """A warm import's key asks where cudart is before anything is built: the cache root is
+    made by the first build, not by a lookup."""
+    finder, _memo = fake
+    absent = tmp_path / "root" / "parser"
+    cache.use_directory(absent)
+    assert lookup(finder) is None and finder.asked == 1
+    assert not (tmp_path / "root").exists()
+
+
+REBUILD = """
+import json, subprocess
+import numba.cuda  # numba-cuda's own import may ask cuda.pathfinder, in a process
+
+started = []
+original = subprocess.Popen.__init__
+
+def recorded(self, args, *more, **options):
+    started.append(str(args))
+    original(self, args, *more, **options)
+
+subprocess.Popen.__init__ = recorded
+import cuda_headers.vec
+print("PROCESSES " + json.dumps(started))
+"""
+
+
+def test_an_edited_header_is_rebuilt_without_a_toolkit_lookup_process(tmp_path):
+    """The edit loop (issue 22): the rebuild parses and compiles the header's shims, and the
+    toolkit's directories (cuRAND's too, absent or not) come from the memo the first build
+    left; pathfinder would system-load cudart in a subprocess for an absent cuRAND."""
+    from import_support import make_project, run_python
+
+    project, cache = make_project(tmp_path), tmp_path / "cache"
+    first = run_python(REBUILD, project, cache, NUMBAST_IMPORT_QUIET="1")
+    assert first.returncode == 0, first.stderr
+    memo = json.loads((cache / "parser" / toolkit_lookup.MEMO_NAME).read_text())
+    assert {"cudart", "cccl", "curand"} <= set(memo["answers"])
+    header = project / "include" / "vec.cuh"
+    header.write_text(
+        header.read_text() + "\n__device__ inline float added(float x) { return x; }\n"
+    )
+    edited = run_python(REBUILD, project, cache, NUMBAST_IMPORT_QUIET="1")
+    assert edited.returncode == 0, edited.stderr
+    assert len([p for p in cache.glob("*/*/manifest.json")]) == 2  # rebuilt: a second entry
+    (line,) = [ln for ln in edited.stdout.splitlines() if ln.startswith("PROCESSES ")]
+    assert json.loads(line.removeprefix("PROCESSES ")) == []

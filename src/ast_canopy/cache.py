@@ -96,6 +96,15 @@ def persistent_cache_dir() -> Path | None:
     return checked
 
 
+def existing_cache_dir() -> Path | None:
+    """The cache directory if it exists already and is safe; never made here (a toolkit lookup
+    before any parse, as a warm import's key makes, must not create the cache root)."""
+    if _chosen == _PRIVATE:
+        return None
+    path = _chosen if _chosen is not None else _default_cache_dir()
+    return _checked_cache_dir(path) if path.is_dir() else None
+
+
 @functools.lru_cache(maxsize=8)
 def _checked_cache_dir(path: Path) -> Path | None:
     # Cached per path so that a refused directory is reported once, not at every parse.

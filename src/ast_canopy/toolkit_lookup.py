@@ -23,7 +23,8 @@ toolkit the system loader finds somewhere none of the above covers whose headers
 
 The file names directories that clang and NVRTC search, so it is trusted only as the parser's
 other cached files are: yours and writable by no one else, checked on the file opened. Without
-a persistent cache directory the answers are remembered in this process only.
+a persistent cache directory the answers are remembered in this process only; a lookup never
+creates one (the first parse does).
 """
 
 from __future__ import annotations
@@ -57,19 +58,31 @@ def header_dir(libname: str, ask: Finder) -> str | None:
     remembered."""
     memo = _memo_path()
     if memo is None:
-        return ask(libname)
+        found = _asked[libname] = ask(libname)
+        return found
     stamp = _stamp()
     answers, written = _read(memo, stamp)
     if libname in answers and _still_there(answers[libname]):
         return answers[libname]
-    found = ask(libname)
-    # An answer added to current ones keeps their date: the age bounds the oldest answer.
-    _write(memo, stamp, {**answers, libname: found}, written if answers else time.time())
+    found = _asked[libname] = ask(libname)
+    # Answers added to current ones keep their date: the age bounds the oldest answer. This
+    # process's earlier answers (asked before the cache directory existed) are kept too.
+    _write(memo, stamp, {**_asked, **answers, libname: found}, written if answers else time.time())
     return found
 
 
+# pathfinder's answers in this process (under this process's stamp).
+_asked: dict[str, str | None] = {}
+
+
+def forget() -> None:
+    """Forget this process's answers and stamp (tests that change the toolkit's layout)."""
+    _asked.clear()
+    _stamp.cache_clear()
+
+
 def _memo_path() -> Path | None:
-    directory = cache.persistent_cache_dir()
+    directory = cache.existing_cache_dir()
     return None if directory is None else directory / MEMO_NAME
 
 
