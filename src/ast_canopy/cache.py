@@ -156,7 +156,13 @@ def is_parser_file(path: str | os.PathLike[str]) -> bool:
     places = [persistent_cache_dir()]
     if private_temp_dir.cache_info().currsize:  # made only when a parse needed it
         places.append(private_temp_dir())
-    return any(place and _is_within(real, os.path.realpath(place)) for place in places)
+    return any(place and _is_within(real, _real_dir(str(place))) for place in places)
+
+
+@functools.lru_cache(maxsize=8)
+def _real_dir(path: str) -> str:
+    # Asked for each of a parse's included files (hundreds): resolved once per directory.
+    return os.path.realpath(path)
 
 
 def _is_within(path: str, directory: str) -> bool:
