@@ -238,3 +238,15 @@ def test_specialization_on_a_struct_of_the_header_numbers():
     out = cuda.to_device(np.zeros(2, dtype=np.int32))
     cuda.jit(limits_kernel(_bind("own_struct_specialization.cuh")))[1, 1](out)
     np.testing.assert_array_equal(out.copy_to_host(), [10, 0x7BFF])
+
+
+def test_specialization_on_a_struct_of_the_header_bound_twice_selects_its_own_struct():
+    """Each binding of a header has its own struct types; the first binding's ``lib::Half``
+    is already known by that spelling when the second binds (the GPU suite imported CUTLASS's
+    ``half_t`` twice): the second's ``limits[Half]`` is still its own specialization, with its
+    static members, not an empty instance of the declared-only primary."""
+    first, second = _bind("own_struct_specialization.cuh"), _bind("own_struct_specialization.cuh")
+    assert first.Half is not second.Half
+    for lib in (second, first):
+        assert hasattr(lib.limits[lib.Half], "max")
+        assert link_kernel_to_cubin(limits_kernel(lib), (types.int32[::1],))

@@ -199,7 +199,9 @@ def apply_rows(
         from .templates.bindings import ModuleTemplates
         from .templates.context import TemplateContext
 
-        context = TemplateContext(module_name, library, registries, arch, instances)
+        context = TemplateContext(
+            module_name, library, registries, arch, instances, own_types=struct_types
+        )
         templates = ModuleTemplates(
             context,
             rows.class_templates,
@@ -210,7 +212,9 @@ def apply_rows(
     elif any(body.member_templates for body in bodies):
         from .templates.context import TemplateContext
 
-        context = TemplateContext(module_name, library, registries, arch, instances)
+        context = TemplateContext(
+            module_name, library, registries, arch, instances, own_types=struct_types
+        )
     bound: dict[str, Any] = {row.python_name: e for row, e in zip(enum_rows, enums, strict=True)}
     spelled: dict[str, Any] = {}  # structs whose name is C++ spelling (runtime.spelled_names)
     for index, (row, stub) in enumerate(zip(struct_rows, struct_stubs, strict=True)):

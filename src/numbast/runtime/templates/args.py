@@ -292,9 +292,11 @@ def spelled_argument(
     text: str,
     param: TemplateParamRow,
     enumerator_value: Callable[[str], int | None] | None = None,
+    type_of: Callable[[str], types.Type | None] = numba_type_of,
 ) -> TemplateArgument:
     """A template argument as C++ spells it (``float``, ``3``, ``true``, an enumerator such as
-    ``ns::Kind::floating`` when ``enumerator_value`` knows it: the bound enums' values)."""
+    ``ns::Kind::floating`` when ``enumerator_value`` knows it: the bound enums' values); a type
+    is what ``type_of`` names (a template context's, which prefers its bindings' own structs)."""
     if param.kind == "value":
         value = integer_value(text)
         if value is None and enumerator_value is not None:
@@ -302,7 +304,7 @@ def spelled_argument(
         if value is None:
             raise TypeError(f"template argument {text!r} of {param.name} is not a number")
         return value_argument(value, param.value_type)
-    numba_type = numba_type_of(text)
+    numba_type = type_of(text)
     if numba_type is None:
         if canonical_spelling(text) != "void":
             raise TypeError(f"template argument {text} of {param.name} has no Numba type")

@@ -94,7 +94,7 @@ class ModuleTemplates:
             raise TypeError(f"{self.context.origin}: class template {qual_name} is not bound")
         given = {}
         for index, (text, param) in enumerate(zip(spelled, binder.params, strict=False)):
-            given[index] = spelled_argument(text, param)
+            given[index] = spelled_argument(text, param, type_of=self.context.type_of)
         return binder.instance_type(binder.complete(given))
 
     def add_struct(self, index: int, stub: type) -> bool:

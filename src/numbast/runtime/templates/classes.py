@@ -212,7 +212,7 @@ class ClassTemplateBinder:
         try:
             known = self.context.enumerator_value
             given = {
-                index: spelled_argument(text, param, known)
+                index: spelled_argument(text, param, known, self.context.type_of)
                 for index, (text, param) in enumerate(zip(spelled, self.params, strict=False))
             }
             arguments = self.complete(given)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cxx_types import canonical_spelling, numba_type_of
+from ..cxx_types import canonical_spelling
 from .args import (
     TemplateArgument,
     integer_value,
@@ -80,7 +80,7 @@ def complete_arguments(
 
 def _default(context: TemplateContext, param: Any, text: str, what: str) -> TemplateArgument:
     if param.kind == "type":
-        found = numba_type_of(text)
+        found = context.type_of(text)
         if found is not None:
             return TemplateArgument(canonical_spelling(text), numba_type=found)
 

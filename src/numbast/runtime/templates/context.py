@@ -90,7 +90,10 @@ class TemplateContext:
         arch: str | None = None,
         store: InstanceStore | None = None,
         defines: Sequence[str] = (),
+        own_types: Sequence[types.Type] = (),
     ) -> None:
+        """``own_types``: the structs of the bindings (their C++ names are the spellings they
+        answer to in this context first)."""
         self.origin = origin
         self.defines = tuple(defines)
         self.library = library
@@ -98,6 +101,25 @@ class TemplateContext:
         self._arch = arch
         self.store: InstanceStore = store if store is not None else MemoryInstances()
         self.class_templates: dict[str, Any] = {}
+        # Another module may bind the same header (its own cutlass::half_t, a distinct Numba
+        # type) and have its spelling in the process-wide table first: these bindings' templates
+        # must still name their own structs (platform::numeric_limits<cutlass::half_t> is
+        # specialized on this module's half_t, which kernels index it with).
+        self._own_types: dict[str, types.Type] = {}
+        for numba_type in own_types:
+            spelling = getattr(numba_type, "cxx_qual_name", None)
+            if spelling is not None:
+                self._own_types.setdefault(canonical_spelling(spelling), numba_type)
+
+    def type_of(self, spelling: str) -> types.Type | None:
+        """The Numba type a C++ spelling names for these bindings: one of their own structs,
+        else what the process knows it as (``numba_type_of``), else None."""
+        text = canonical_spelling(spelling)
+        own = self._own_types.get(text)
+        if own is None and text.endswith("*"):
+            inner = self._own_types.get(text[:-1].strip())
+            own = None if inner is None else types.CPointer(inner)
+        return own if own is not None else numba_type_of(text)
 
     # -- where -----------------------------------------------------------------------------
     @property
@@ -144,7 +166,7 @@ class TemplateContext:
                 return arguments[index].numba_type
             return NEEDS_COMPILER
         if kind == "type":
-            found = numba_type_of(pattern[1])
+            found = self.type_of(pattern[1])
             return NEEDS_COMPILER if found is None else found
         if kind == "array":
             element = self.evaluate(pattern[1], arguments)
@@ -178,7 +200,7 @@ class TemplateContext:
             value = integer_value(text)
             if value is not None:
                 return TemplateArgument(str(value), value=value)
-            found = numba_type_of(text)
+            found = self.type_of(text)
             return None if found is None else TemplateArgument(text, numba_type=found)
         inner = self.evaluate(sub, arguments)
         return None if inner is NEEDS_COMPILER else type_argument(inner)
@@ -298,7 +320,7 @@ class TemplateContext:
                 for d in description[2]
             ]
             return binder.instance_type(arguments)
-        found = numba_type_of(description[1]) or self._bound_types().get(
+        found = self.type_of(description[1]) or self._bound_types().get(
             canonical_spelling(description[1])
         )
         if found is None:
