@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from numba import cuda
 from numba.cuda import types
-from support import bound_test_header, link_kernel_to_cubin
+from support import BINDING_DATA, bound_test_header, link_kernel_to_cubin
 
 EXPECTED = [0, 7, 7 * 1664525 + 1013904223, 1, 3, 2, 3, 7, 1, 1, 4, 0, 1, 1000]
 
@@ -17,6 +17,17 @@ EXPECTED = [0, 7, 7 * 1664525 + 1013904223, 1, 3, 2, 3, 7, 1, 1, 4, 0, 1, 1000]
 @pytest.fixture(scope="module")
 def lib():
     return bound_test_header("struct_pointers.cuh")
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """The header as a generated module (as the import system's entries are): a function's
+    overloads are registered when a kernel first looks it up, after the rewrite that passes a
+    struct by address has run, which must still know the function takes a struct pointer
+    (cuRAND's ``curand_init(seed, i, 0, state)`` with a local state)."""
+    from static_support import generate
+
+    return generate(str(BINDING_DATA / "struct_pointers.cuh"), tmp_path_factory.mktemp("gen"))
 
 
 def make_kernel(lib):
@@ -70,6 +81,11 @@ def test_kernel_links_to_sm90_cubin(lib):
     assert link_kernel_to_cubin(make_kernel(lib), signature)[:4] == b"\x7fELF"
 
 
+def test_a_generated_module_links_the_same_kernel(generated):
+    signature = (walker_array_type(generated), types.uint32[:])
+    assert link_kernel_to_cubin(make_kernel(generated), signature)[:4] == b"\x7fELF"
+
+
 def test_a_call_without_any_matching_overload_names_the_function(lib):
     step = lib.walker_step
 
@@ -95,9 +111,11 @@ def test_struct_array_rejects_what_is_not_a_struct():
 
 
 @pytest.mark.gpu
-def test_numbers(lib):
+@pytest.mark.parametrize("bound", ["lib", "generated"])
+def test_numbers(bound, request):
     from numbast import struct_array, struct_dtype
 
+    lib = request.getfixturevalue(bound)
     walkers = struct_array(lib.Walker, 3)
     assert walkers._numba_type_ == walker_array_type(lib)
     walkers.copy_to_device(np.zeros(3, dtype=struct_dtype(lib.Walker)))

@@ -40,7 +40,7 @@ from .overloads import (
     add_declaration,
 )
 from .registration import apply_function as register_function
-from .registration import hand_over, register_struct
+from .registration import expect_struct_pointer_calls, hand_over, register_struct
 from .row_types import (
     SPELLED_NAMES,
     enum_member_type,
@@ -283,6 +283,7 @@ def apply_rows(
             register_on_lookup(
                 stub, partial(_apply_functions, named, types_, rows.shims, library, stubs)
             )
+        expect_struct_pointer_calls(by_name, stubs, types_, rows.shims)
         if templates is not None:
             templates.register(stubs)
 

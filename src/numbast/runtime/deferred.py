@@ -17,7 +17,10 @@ typing a kernel (``register_on_lookup``), so a kernel pays for the names it uses
 overload of the header (3000 functions: ~0.3 s of typing classes and lowering registrations).
 The hook is a wrapper around the typing context's lookup of global values: the stub's
 registrations run, the context takes them in (its refresh, which only adds what is new), and the
-lookup goes on. Numba's target context takes in their lowering when it first misses it.
+lookup goes on. Numba's target context takes in their lowering when it first misses it. A stub
+registered otherwise since the context's last refresh (``run_lookups`` while a kernel compiles:
+the rewrite that passes structs by address runs before typing) is taken in when its lookup
+misses.
 """
 
 from __future__ import annotations
@@ -117,10 +120,13 @@ def register_on_lookup(stub: Callable, register: Callable[[], None]) -> None:
             if type(gv) is FunctionType:
                 with LOCK:
                     pending = gv.__dict__.pop(ON_LOOKUP, None)
-                if pending:
-                    for register_now in pending:
-                        register_now()
-                    self.refresh()  # takes in what was just registered
+                for register_now in pending or ():
+                    register_now()
+                # Take in what was just registered, or what was registered after this
+                # context's last refresh without a lookup: the struct-pointer rewrite runs a
+                # stub's registrations before the kernel is typed (struct_pointers).
+                if pending or (getattr(gv, "_numbast_stub_", False) and not original(self, gv)):
+                    self.refresh()
             return original(self, gv)
 
         _get_global_type.__wrapped__ = original

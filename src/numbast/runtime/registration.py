@@ -175,6 +175,37 @@ def apply_function(
     return key
 
 
+def expect_struct_pointer_calls(
+    functions: dict[str, list[FunctionRow]],
+    stubs: FunctionStubs,
+    types_: Sequence[Any],
+    shims: Sequence[tuple[str, str]],
+) -> None:
+    """Tell the rewrite that passes structs by address (``struct_pointers``) which of
+    ``functions`` (python name -> overload rows, registered on first lookup) take a pointer to a
+    bound struct: it runs before any lookup, so it would not know them from their
+    registrations (``curand_init(seed, i, 0, state)`` with a local state found no overload)."""
+    candidates = {
+        index
+        for index, numba_type in enumerate(types_)
+        if is_struct_value(numba_type)
+        or (isinstance(numba_type, numba_types.CPointer) and is_struct_value(numba_type.dtype))
+    }
+    if not candidates:  # no struct or struct pointer anywhere: most headers, no Call built
+        return
+    for python_name, rows in functions.items():
+        positions = set()
+        for row in rows:
+            if not row.operator and any(argument[0] in candidates for argument in row.call[1]):
+                positions.update(
+                    struct_pointer_positions(Call(row.call, types_, shims).visible_args)
+                )
+        if positions:
+            from .struct_pointers import expect_struct_pointer_parameters
+
+            expect_struct_pointer_parameters(stubs.stub(python_name, rows[0].qual_name), positions)
+
+
 def _cooperative(lowering: Callable) -> Callable:
     """Kernels calling this need a cooperative launch (grid-wide synchronization): mark the
     code library as numba-cuda's cooperative groups do, so the kernel is launched that way."""

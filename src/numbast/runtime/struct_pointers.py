@@ -26,6 +26,7 @@ from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, signature
 
 from .call_rewrites import install_call_rewrite, store_back_into_source
+from .deferred import run_lookups
 from .overloads import DEFAULT_REGISTRIES, Registries, make_function_stub
 from .state import LOCK, shared_table
 from .structs import is_struct_value, struct_pointer_positions  # noqa: F401  (used by callers)
@@ -74,6 +75,16 @@ def add_struct_pointer_parameters(
     )
     registries.typing.register_global(updater, types.Function(template))
     registries.lowering.lower(updater, types.VarArg(types.Any))(_updating_lowering(function_stub))
+
+
+def expect_struct_pointer_parameters(function_stub: Callable, positions: Iterable[int]) -> None:
+    """``function_stub`` has a pointer to a bound struct at ``positions`` of an overload that
+    waits for the stub's first lookup (``deferred.register_on_lookup``). This rewrite runs
+    before Numba looks anything up, so it learns of such functions now; it runs their
+    registrations (which make the updating call) when it first meets a call of one."""
+    _install_rewrite()
+    with LOCK:
+        _POSITIONS.setdefault(function_stub, set()).update(positions)
 
 
 # -- typing and lowering of the updating call -------------------------------------------------
@@ -219,4 +230,8 @@ def _called_stub(name: str, known: dict[str, Any], definitions: dict[str, Any]):
         callee = getattr(module, definition.attr, None)
     if not getattr(callee, "_numbast_stub_", False) or not callable(callee):
         return None
-    return callee if _POSITIONS.get(callee) else None
+    if not _POSITIONS.get(callee):
+        return None
+    if callee not in _UPDATERS:  # expected: its overloads wait for a lookup
+        run_lookups([callee])
+    return callee if callee in _UPDATERS else None
