@@ -200,11 +200,16 @@ def test_units_on_the_gpu(tmp_path):
     (tmp_path / "pyproject.toml").write_text(PYPROJECT.replace('arch = "sm_90"\n', ""))
     write_header(tmp_path)
     cache = tmp_path / "cache"
-    first = result(run_python(GPU_KERNELS, tmp_path, cache))
+    # cache=True needs the kernel's source in a file (numba-cuda has no cache locator for
+    # ``python -c``'s ``<string>``); its cache sits beside it.
+    script = tmp_path / "units_kernels.py"
+    script.write_text(GPU_KERNELS)
+    run_file = f"import runpy; runpy.run_path({str(script)!r}, run_name='__main__')"
+    first = result(run_python(run_file, tmp_path, cache))
     assert first["values"] == [(2 * 1 + 1) + (2 * 50 + 1), 2 * 30 + 1] and first["loaded"] == 0
-    assert result(run_python(GPU_KERNELS, tmp_path, cache))["loaded"] == 1  # cache=True
+    assert result(run_python(run_file, tmp_path, cache))["loaded"] == 1  # cache=True
     write_header(tmp_path, {30: "x * 99.0f"})
-    edited = result(run_python(GPU_KERNELS, tmp_path, cache))
+    edited = result(run_python(run_file, tmp_path, cache))
     assert edited["values"] == [104.0, 198.0] and edited["loaded"] == 0
 
 
