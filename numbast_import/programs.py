@@ -32,7 +32,8 @@ from typing import Any
 
 from cuda.core.utils import ProgramCacheResource, make_program_cache_key
 
-from numbast_import.cache.entries import Entry, EntryStore, Made, remove_entry
+from numbast_import.cache.entries import Entry, EntryStore, Made
+from numbast_import.cache.entry_files import remove_entry
 from numbast_import.cache.manifest import PROGRAM
 from numbast_import.cache.root import cache_layers, cache_root
 

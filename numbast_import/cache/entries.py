@@ -17,6 +17,9 @@ into place with ``os.replace``. A build that fails leaves nothing (staging, lock
 The writable root is created on the first build, not before. Where it cannot be created or
 written (read-only, no permission, a full disk, a file in the way), the entry is made in memory,
 with one warning per process and root.
+
+The single files of an entry (trusted reads, publishing, removal, its last use) are
+``numbast_import.cache.entry_files``.
 """
 
 from __future__ import annotations
@@ -35,17 +38,22 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ast_canopy.cache_files import CANNOT_WRITE, require_space
+from numbast_import.cache.entry_files import (
+    directories_between,
+    is_digest,
+    mark_used,
+    publish,
+    read_trusted,
+)
 from numbast_import.cache.key import component_differences
 from numbast_import.cache.lock import LOCK_SUFFIX, EntryLock
 from numbast_import.cache.manifest import MANIFEST, EntryKind, manifest_problem, sha256
-from numbast_import.cache.root import check_safe, refuse_unsafe, unsafe_reason
+from numbast_import.cache.root import check_safe
 from numbast_import.errors import CacheSafetyError
 
 logger = logging.getLogger(__name__)
 
 STAGING_PREFIX = ".build-"
-TRASH_PREFIX = ".old-"
-_TOUCH_INTERVAL_S = 3600.0
 _warned: set[str] = set()
 
 
@@ -130,7 +138,7 @@ class EntryStore:
             except OSError:
                 continue
             for path in children:
-                if _is_digest(path.name) and path.is_dir():
+                if is_digest(path.name) and path.is_dir():
                     yield path
 
     # -- reading ------------------------------------------------------------------------------
@@ -329,7 +337,7 @@ class EntryStore:
         try:
             if self.create_parents:
                 self.root.parent.mkdir(parents=True, exist_ok=True)
-            for directory in (self.root, *_between(self.root, shard)):
+            for directory in (self.root, *directories_between(self.root, shard)):
                 try:
                     directory.mkdir(mode=0o700)
                 except FileExistsError:
@@ -356,24 +364,7 @@ class EntryStore:
 
     def directories(self, root: Path, path: Path) -> list[Path]:
         """The directories a lookup of the entry ``path`` passes, from ``root`` down."""
-        return [root, *_between(root, path)]
-
-
-# -- files ------------------------------------------------------------------------------------
-def read_trusted(path: Path, shared: bool = False) -> bytes:
-    """The contents of the cached file ``path``, if it is safe to trust (``check_safe``'s
-    rules, judged on the file that was opened); CacheSafetyError otherwise."""
-    with open(path, "rb") as stream:
-        refuse_unsafe(path, os.fstat(stream.fileno()), shared)
-        return stream.read()
-
-
-def file_problem(path: Path, shared: bool = False) -> str | None:
-    """Why the cached file or directory ``path`` must not be trusted, or None."""
-    try:
-        return unsafe_reason(os.stat(path), shared)
-    except OSError:
-        return None
+        return [root, *directories_between(root, path)]
 
 
 def _write_entry(staging: Path, artifacts: Mapping[str, bytes], manifest: dict[str, Any]) -> None:
@@ -383,41 +374,3 @@ def _write_entry(staging: Path, artifacts: Mapping[str, bytes], manifest: dict[s
         (staging / name).write_bytes(data)
     # Written last: an entry without it is recognizably incomplete.
     (staging / MANIFEST).write_bytes(text)
-
-
-def publish(staging: Path, target: Path) -> None:
-    """Move the complete entry ``staging`` to ``target`` (the caller holds its lock). A
-    damaged or stale entry there is moved aside first: os.replace cannot overwrite a non-empty
-    directory; its readers see files vanish, which is a miss."""
-    if target.exists():
-        remove_entry(target)
-    os.replace(staging, target)
-
-
-def remove_entry(path: Path) -> None:
-    """Remove an entry directory: renamed aside first, so readers never see half of it."""
-    trash = Path(tempfile.mkdtemp(prefix=TRASH_PREFIX, dir=path.parent))
-    try:
-        os.replace(path, trash / path.name)
-    finally:
-        shutil.rmtree(trash, ignore_errors=True)
-
-
-def mark_used(path: Path) -> None:
-    """Set the entry directory's mtime, its last use (``prune --older-than`` and
-    ``--max-size`` evict the least recently used); at most hourly, so hits stay read-only."""
-    try:
-        if time.time() - path.stat().st_mtime > _TOUCH_INTERVAL_S:
-            os.utime(path)
-    except OSError:
-        pass  # a read-only root: the entry keeps its build time as its last use
-
-
-def _between(root: Path, path: Path) -> list[Path]:
-    """The directories from below ``root`` down to ``path``."""
-    parts = path.relative_to(root).parts
-    return [root.joinpath(*parts[: i + 1]) for i in range(len(parts))]
-
-
-def _is_digest(name: str) -> bool:
-    return len(name) == 64 and all(c in "0123456789abcdef" for c in name)

@@ -21,13 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ast_canopy.cache_files import SCRATCH_PREFIX, remove_dead_scratch
-from numbast_import.cache.entries import (
-    STAGING_PREFIX,
-    TRASH_PREFIX,
-    EntryStore,
-    file_problem,
-    remove_entry,
-)
+from numbast_import.cache.entries import STAGING_PREFIX, EntryStore
+from numbast_import.cache.entry_files import TRASH_PREFIX, file_problem, remove_entry
 from numbast_import.cache.instances import INSTANCES_DIR
 from numbast_import.cache.lock import LOCK_SUFFIX, EntryLock
 from numbast_import.cache.manifest import HEADER, INSTANCE, PROGRAM, RTC, SHIM, SHIM_PRELUDE

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from numbast_import.cache.entries import Entry, EntryStore, Made, remove_entry, warn_once
+from numbast_import.cache.entries import Entry, EntryStore, Made, warn_once
+from numbast_import.cache.entry_files import remove_entry
 from numbast_import.cache.key import file_sha256, included_file_differences
 from numbast_import.cache.manifest import HEADER
 from numbast_import.cache.root import check_safe
