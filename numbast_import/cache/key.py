@@ -53,6 +53,7 @@ ENTRY_SHAPING_MODULES = (
     "build.py",
     "header_items.py",
     "mapping.py",
+    "mapping_checks.py",
     "mapping_nvrtc.py",
     "nvrtc_diagnostics.py",
     "rtc/options.py",
