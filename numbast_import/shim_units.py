@@ -143,7 +143,8 @@ def _rules_digest() -> str:
     units keyed by the old rules."""
     if not _RULES:
         here = Path(__file__).parent
-        names = ("header_items.py", "shim_keys.py", "shim_units.py", "shim_compiler.py")
+        names = ("header_tokens.py", "header_names.py", "header_items.py", "shim_keys.py")
+        names += ("shim_units.py", "shim_compiler.py")
         digest = hashlib.sha256()
         for name in names:
             digest.update((here / name).read_bytes())

@@ -52,6 +52,8 @@ def _distribution_version(name: str) -> str:
 ENTRY_SHAPING_MODULES = (
     "build.py",
     "header_items.py",
+    "header_names.py",
+    "header_tokens.py",
     "mapping.py",
     "mapping_checks.py",
     "mapping_nvrtc.py",
