@@ -35,7 +35,7 @@ from numba.cuda.cudadrv.linkable_code import LTOIR, CUSource
 from support import compile_cuda_source_to_ltoir
 
 from numbast import MemoryShimWriter
-from numbast.runtime import kernel_cache
+from numbast.runtime import kernel_cache, link_records
 from numbast.runtime.shim_library import ShimLibrary
 
 TESTS = Path(__file__).resolve().parent
@@ -169,33 +169,33 @@ def test_a_kernel_with_bindings_round_trips_through_numba_serialization(tmp_path
     with pytest.raises(RuntimeError, match="Cannot pickle CUDACodeLibrary with linking files"):
         serialize.dumps(kernel.library)  # numba-cuda alone
 
-    links = kernel_cache.describe_links(kernel.library, (), NRT)
+    links = link_records.describe_links(kernel.library, (), NRT)
     (record,), _setup, _teardown = links
-    assert record[:2] == ("bindings", kernel_cache.library_identity(library, None))
-    pickled = serialize.dumps(kernel_cache.without_link_files(kernel.library, NRT))
+    assert record[:2] == ("bindings", link_records.library_identity(library, None))
+    pickled = serialize.dumps(link_records.without_link_files(kernel.library, NRT))
     assert kernel.library._linking_files == {library.link_object()}  # the original is untouched
 
     restored = serialize.loads(pickled)
     assert not restored._linking_files
-    assert kernel_cache.restore_links(restored, links, (), NRT) is None
+    assert link_records.restore_links(restored, links, (), NRT) is None
     assert restored._linking_files == {library.link_object()}
     with toolchain_forbidden():
         assert bytes(restored.get_cubin(cc=CC).code) == cubin_of(kernel)
 
     header.write_text(header.read_text().replace("2 * x", "3 * x"))
-    problem = kernel_cache.restore_links(serialize.loads(pickled), links, (), NRT)
+    problem = link_records.restore_links(serialize.loads(pickled), links, (), NRT)
     assert problem is not None and "changed" in problem
-    assert not isinstance(problem, kernel_cache.Lasting)
+    assert not isinstance(problem, link_records.Lasting)
 
     # Another process, where the bindings are not imported; then one whose writer has not
     # declared the shim (one made while compiling, as a template instance's): the record can
     # never be checked there.
-    monkeypatch.setitem(kernel_cache._LIBRARIES, record[1], [])
-    problem = kernel_cache.restore_links(serialize.loads(pickled), links, (), NRT)
+    monkeypatch.setitem(link_records._LIBRARIES, record[1], [])
+    problem = link_records.restore_links(serialize.loads(pickled), links, (), NRT)
     assert problem == f"the bindings {record[1]} are not imported"
     writer = MemoryShimWriter(f'#include "{header}"')  # noqa: F841 (tracked while alive)
-    problem = kernel_cache.restore_links(serialize.loads(pickled), links, (), NRT)
-    assert isinstance(problem, kernel_cache.Lasting), problem
+    problem = link_records.restore_links(serialize.loads(pickled), links, (), NRT)
+    assert isinstance(problem, link_records.Lasting), problem
 
 
 def _bound_kernel(header: Path):
@@ -233,13 +233,14 @@ def test_standalone_modules_use_the_installed_kernel_cache_which_imports_only_nu
     uses the installed numbast's (tests/test_kernel_cache_processes.py runs a cached kernel of a
     standalone module), which, like the whole runtime, imports only numba-cuda and the standard
     library."""
-    from numbast.runtime import kernel_cache, link_digests
+    from numbast.runtime import link_digests
     from numbast.static.runtime_copy import runtime_sources
 
     carried = dict(runtime_sources())
-    assert "runtime.kernel_cache" not in carried and "runtime.link_digests" not in carried
+    for name in ("kernel_cache", "link_digests", "link_records"):
+        assert f"runtime.{name}" not in carried
     assert "runtime.shim_library" in carried
-    for module in (kernel_cache, link_digests):
+    for module in (kernel_cache, link_digests, link_records):
         tree = ast.parse(Path(module.__file__).read_text())
         imported = {
             (node.module or "") if isinstance(node, ast.ImportFrom) else alias.name
