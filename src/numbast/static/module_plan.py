@@ -5,45 +5,25 @@ type table of :class:`~numbast.planning.type_refs.TypeRef` instead of Numba type
 this decides what only a module has: the config's filters (Exclude, Skip Prefix, API Prefix
 Removal, Types / Data Models, Function Argument Intents, Cooperative Launch Required Functions
 Regex), one Python name per module attribute, per-arch guards on shims, and typedef aliases.
+Functions, their defaulted forms, kernels and function templates are planned by
+``module_functions``, the rest here.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 
-from ast_canopy.model import Enum_, Function, MacroConstant, Method, Struct
-from numbast.core.rows import (
-    KernelRow,
-    StructRow,
-)
+from ast_canopy.model import Enum_, MacroConstant, Method, Struct
+from numbast.core.rows import StructRow
 from numbast.planning.calls import CallPlan
 from numbast.planning.constants import plan_macro_constant
-from numbast.planning.declarations import (
-    omittable_arguments,
-    plan_enum,
-    plan_function,
-    plan_struct,
-    plan_struct_body,
-    remove_prefix,
-)
-from numbast.planning.descriptions import (
-    NOT_DEVICE_CALLABLE,
-    declaration_text,
-    location_of,
-    method_text,
-    signature_text,
-)
+from numbast.planning.declarations import plan_enum, plan_struct, plan_struct_body, remove_prefix
+from numbast.planning.descriptions import NOT_DEVICE_CALLABLE, location_of, method_text
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.inheritance import inherited_methods
-from numbast.planning.intents import IntentSpec, method_intent_spec
-from numbast.planning.templates import (
-    ClassTemplateIndex,
-    alias_template_row,
-    class_template_row,
-    function_template_row,
-)
+from numbast.planning.intents import method_intent_spec
+from numbast.planning.templates import ClassTemplateIndex, alias_template_row, class_template_row
 from numbast.planning.type_refs import (
     TypeRef,
     enum_ref,
@@ -53,12 +33,11 @@ from numbast.planning.type_refs import (
     struct_ref,
 )
 from numbast.planning.type_rules import TypeTable, UnsupportedTypeError, normalize_cxx_name
-from numbast.static.arch_merge import MergedDeclarations, function_key, guard_shim, member_key
+from numbast.static.arch_merge import MergedDeclarations, guard_shim, member_key
 from numbast.static.config import StaticConfig, warn_names_not_declared
 from numbast.static.coverage import BOUND, EXCLUDED, HOST_ONLY, SKIPPED, Decision
+from numbast.static.module_functions import FunctionPlanning
 from numbast.static.planned_module import ModulePlan, planned_preamble
-
-logger = logging.getLogger(__name__)
 
 DEFAULT_PARENT_TYPE = "Type"  # numba.cuda.types.Type, as bind_cxx_struct's default
 DEFAULT_DATA_MODEL = "StructModel"
@@ -66,7 +45,7 @@ DEFAULT_DATA_MODEL = "StructModel"
 RESERVED_NAMES = frozenset({"typing_registry", "target_registry"})
 
 
-class _Planner:
+class _Planner(FunctionPlanning):
     def __init__(
         self,
         merged: MergedDeclarations,
@@ -314,90 +293,6 @@ class _Planner:
             if self.claim(row.python_name, "alias template", alias.qual_name, location_of(alias)):
                 self.decide("alias template", alias.qual_name, location_of(alias), BOUND)
                 self.out.alias_templates.append(row)
-
-    def plan_function_templates(self, templates) -> None:
-        excluded = set(self.config.exclude_functions)
-        for templ in templates:
-            func = templ.function
-            where = location_of(func)
-            if func.name in excluded:
-                self.decide("function template", func.qual_name, where, EXCLUDED, "Exclude")
-                continue
-            python_name = remove_prefix(func.name, self.config.function_prefix_removal)
-            try:
-                row = function_template_row(
-                    templ,
-                    self.class_template_names,
-                    python_name,
-                    self.config.function_argument_intents.get(func.name),
-                )
-            except BindingError as exc:
-                self.skip("function template", func.qual_name, str(exc), where)
-                continue
-            if row.python_name and not self.claim(python_name, "function", func.qual_name, where):
-                continue
-            self.decide("function template", func.qual_name, where, BOUND)
-            self.out.function_templates.append(row)
-
-    # -- functions ------------------------------------------------------------------------
-    def plan_functions(self, functions: list[Function]) -> None:
-        excluded = set(self.config.exclude_functions)
-        skip_prefix = self.config.skip_prefix
-        intents = self.config.function_argument_intents
-        for func in functions:
-            what, where = signature_text(func), location_of(func)
-            kind = "operator" if func.operator is not None else "function"
-            if func.name in excluded or (skip_prefix and func.name.startswith(skip_prefix)):
-                logger.debug("excluded %s", func.qual_name)
-                why = "Exclude: Function" if func.name in excluded else f"Skip Prefix {skip_prefix}"
-                self.decide(kind, what, where, EXCLUDED, why)
-                continue
-            if func.exec_space.value == "global":
-                self.plan_kernel(func, what, where)
-                continue
-            python_name = remove_prefix(func.name, self.config.function_prefix_removal)
-            try:
-                row = plan_function(func, self.table, intents.get(func.name), python_name)
-            except (BindingError, UnsupportedTypeError) as exc:
-                self.skip(kind, what, str(exc), where)
-                continue
-            if row.call.shim_name in self.shim_names:
-                continue  # declared twice (e.g. in the .h and again in the .hpp)
-            if not row.operator and not self.claim(python_name, "function", what, where):
-                continue
-            self.decide(kind, what, where, BOUND, shim=row.call.shim_name)
-            self.shim_names.add(row.call.shim_name)
-            cooperative = not row.operator and any(p.search(func.name) for p in self.cooperative)
-            call = self.guard(row.call, function_key(func), what)
-            self.out.functions.append(row._replace(call=call, cooperative=cooperative))
-            if not row.operator:
-                self.plan_defaulted_forms(func, intents.get(func.name), python_name, cooperative)
-
-    def plan_defaulted_forms(
-        self, func: Function, intents: IntentSpec | None, python_name: str, cooperative: bool
-    ) -> None:
-        """Overloads of ``python_name`` that leave out defaulted trailing arguments."""
-        for omitted in range(1, omittable_arguments(func) + 1):
-            try:
-                row = plan_function(func, self.table, intents, python_name, omitted)
-            except (BindingError, UnsupportedTypeError) as exc:
-                logger.debug("%s without %d argument(s): %s", func.qual_name, omitted, exc)
-                continue
-            call = self.guard(row.call, function_key(func), signature_text(func))
-            self.shim_names.add(row.call.shim_name)
-            self.out.functions.append(row._replace(call=call, cooperative=cooperative))
-
-    def plan_kernel(self, func: Function, what: str, where: str) -> None:
-        """A ``__global__`` function: launched from the host (through the import system)."""
-        if not func.mangled_name:
-            self.skip("kernel", what, "it has no mangled name to find it by", where)
-            return
-        python_name = remove_prefix(func.name, self.config.function_prefix_removal)
-        if self.claim(python_name, "kernel", what, where):
-            self.decide("kernel", what, where, BOUND)
-            self.out.kernels.append(
-                KernelRow(python_name, func.qual_name, func.mangled_name, declaration_text(func))
-            )
 
     # -- macro constants ------------------------------------------------------------------
     def plan_macro_constants(self, constants: list[MacroConstant]) -> None:
