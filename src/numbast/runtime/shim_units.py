@@ -15,7 +15,7 @@ from typing import Any
 
 from numba.cuda.cudadrv.linkable_code import LTOIR
 
-from .shim_library import _LiveCallbacks, _OncePerModule
+from .shim_links import _LiveCallbacks, _OncePerModule
 
 # (unit digest, [(shim name, text), ...]) -> the unit's LTO-IR
 LoadUnit = Callable[[str, list[tuple[str, str]]], bytes]
