@@ -39,8 +39,7 @@ from .overloads import (
     Registries,
     add_declaration,
 )
-from .registration import apply_function as register_function
-from .registration import expect_struct_pointer_calls, hand_over, register_struct
+from .registration import expect_struct_pointer_calls, hand_over, register_function, register_struct
 from .row_types import (
     SPELLED_NAMES,
     enum_member_type,

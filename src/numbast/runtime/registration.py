@@ -1,6 +1,6 @@
 """Register one struct's or one free function's rows with Numba: the data model, the Python
 stub, constructors, conversions, operators and methods (``register_struct``), and the overloads
-of a function (``apply_function``); and handing what was registered to the other compilers'
+of a function (``register_function``); and handing what was registered to the other compilers'
 backends (``hand_over``). Templates are the template runtime's
 (``numbast.runtime.templates``); ``numbast.runtime.apply`` composes both.
 """
@@ -142,7 +142,7 @@ def register_struct(
     return stub
 
 
-def apply_function(
+def register_function(
     row: FunctionRow,
     types_: Sequence[Any],
     shims: Sequence[tuple[str, str]],
