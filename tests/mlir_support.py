@@ -9,6 +9,7 @@ cubin: unresolved shims fail the link as they do for numba-cuda (``support.py``)
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -43,3 +44,21 @@ def compile_cubin(pyfunc: Any, signature: Any, cc: tuple[int, int] = (9, 0)) -> 
     cubin = mlir_compile_cubin(pyfunc, signature)
     assert bytes(cubin[:4]) == b"\x7fELF", "numba-cuda-mlir produced no cubin"
     return bytes(cubin)
+
+
+@pytest.fixture(scope="module")
+def header_arch(tmp_path_factory):
+    """numbast.headers (and mapped headers) are generated for the current GPU, else for sm_90,
+    in a private cache."""
+    saved = {k: os.environ.get(k) for k in ("NUMBAST_IMPORT_ARCH", "NUMBAST_CACHE_DIR")}
+    from conftest import cuda_device_available
+
+    if not cuda_device_available():
+        os.environ["NUMBAST_IMPORT_ARCH"] = "sm_90"
+    os.environ["NUMBAST_CACHE_DIR"] = str(tmp_path_factory.mktemp("mlir_cache"))
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value

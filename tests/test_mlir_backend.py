@@ -16,12 +16,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import mlir_support
 import numpy as np
 import pytest
 from mlir_support import compile_cubin, numba_cuda_mlir
 
 HEADER = Path(__file__).parent / "data" / "mlir" / "shapes.cuh"
+DEMO_HEADER = Path(__file__).parent.parent / "examples" / "demo.cuh"  # the README's quick start
+POINTERS_HEADER = Path(__file__).parent / "data" / "binding" / "struct_pointers.cuh"
 INPUT = np.array([1.5, -2.0, 3.0, 0.5], dtype=np.float32)
+header_arch = mlir_support.header_arch  # the fixture: generated modules in a private cache
 
 WAITING_PROBE = f"""
 import importlib.util, json, sys
@@ -30,8 +34,37 @@ if sys.argv[1] == "pretend-installed":  # what would wait for it, were it instal
     backends._INSTALLED["numba-cuda-mlir"] = True
 from numbast import bind_header
 lib = bind_header({str(HEADER)!r})
-waiting = backends._WAITING.get("numba-cuda-mlir", [])
-print(json.dumps({{
+waiting = list(backends._WAITING.get("numba-cuda-mlir", []))
+report = {{}}
+if sys.argv[1] == "pretend-installed":  # the seed demo's and the cuRAND pattern's rows too
+    from numba.cuda import types
+    from numba.cuda.datamodel.models import PrimitiveModel
+    from numbast.runtime import struct_pointers
+    from numbast.runtime.calls import Call
+    demo = bind_header({str(DEMO_HEADER)!r}, parent_types={{"__myfloat16": types.Number}},
+                       data_models={{"__myfloat16": PrimitiveModel}})
+    walker = bind_header({str(POINTERS_HEADER)!r})
+    more = backends._WAITING["numba-cuda-mlir"][len(waiting):]
+    report["demo"] = sorted(
+        (e.row.qual_name, getattr(e.row.data_model, "__name__", e.row.data_model),
+         type(e.numba_type).__mro__[1].__name__,
+         e.stub is demo.structs["__myfloat16"], r.library is demo.shim_writer)
+        for r in more for e in r.structs if r.library is demo.shim_writer
+    ) + sorted(
+        e.row.qual_name for r in more for e in r.functions if r.library is demo.shim_writer
+    )
+    # positions taking a struct by address, as numbast.runtime_mlir.registration computes them
+    # from the registration, and as numba-cuda's rewrite has them from its own registration
+    report["pointer_positions"] = {{
+        e.key._numbast_qual_name_: struct_pointers.struct_pointer_positions(
+            Call(e.row.call, r.types, r.shims).visible_args)
+        for r in more for e in r.functions if r.library is walker.shim_writer
+    }}
+    report["classic_positions"] = {{
+        stub._numbast_qual_name_: sorted(struct_pointers._POSITIONS.get(stub, ()))
+        for stub in walker.functions.values()
+    }}
+print(json.dumps({{**report,
     "installed": importlib.util.find_spec("numba_cuda_mlir") is not None,
     "backend_loaded": any(m.startswith("numbast.runtime_mlir") for m in sys.modules),
     "compiler_loaded": "numba_cuda_mlir" in sys.modules,
@@ -71,6 +104,18 @@ def test_bindings_wait_for_numba_cuda_mlir_and_load_nothing_of_it():
     assert probe["structs"] == ["shapes::Point"]
     assert probe["stubs_are_the_modules"] and probe["function_keys_are_the_modules"]
     assert {"shapes::dot", "shapes::in_unit", "shapes::bigger"} <= set(probe["functions"])
+    # the seed demo's struct (a Number held as a 16-bit value), operator+ and hsqrt
+    assert probe["demo"] == [
+        ["__myfloat16", "PrimitiveModel", "Number", True, True],
+        "hsqrt",
+        "operator+",
+    ]
+    # numba-cuda-mlir passes structs by address at the positions numba-cuda's rewrite uses
+    assert probe["pointer_positions"] == {
+        "walker_init": [1], "walker_step": [0], "walker_swap": [0, 1], "walker_peek": [0],
+        "walker_total": [0],
+    }  # fmt: skip
+    assert probe["classic_positions"] == probe["pointer_positions"]
 
     as_installed = run_waiting_probe("as-installed")
     assert not as_installed["backend_loaded"] and not as_installed["compiler_loaded"]
@@ -202,23 +247,6 @@ def cubf16(header_arch):
     return cubf16
 
 
-@pytest.fixture(scope="module")
-def header_arch(tmp_path_factory):
-    """numbast.headers are generated for the current GPU, else for sm_90 (a private cache)."""
-    saved = {k: os.environ.get(k) for k in ("NUMBAST_IMPORT_ARCH", "NUMBAST_CACHE_DIR")}
-    from conftest import cuda_device_available
-
-    if not cuda_device_available():
-        os.environ["NUMBAST_IMPORT_ARCH"] = "sm_90"
-    os.environ["NUMBAST_CACHE_DIR"] = str(tmp_path_factory.mktemp("mlir_cache"))
-    yield
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
-
-
 def test_cufp16_kernel_links_to_sm90_cubin(cufp16):
     types = mlir_types()
     compile_cubin(make_half_kernel(cufp16), (types.float32[:], types.float32[:]))
@@ -227,6 +255,85 @@ def test_cufp16_kernel_links_to_sm90_cubin(cufp16):
 def test_cubf16_kernel_links_to_sm90_cubin(cubf16):
     types = mlir_types()
     compile_cubin(make_bfloat16_kernel(cubf16), (types.float32[:], types.float32[:]))
+
+
+@pytest.fixture(scope="module")
+def demo(header_arch):
+    """The README's quick start module: ``import cuda_headers.demo`` (examples/demo.cuh, mapped
+    in the repository's pyproject.toml)."""
+    numba_cuda_mlir()
+    saved = os.environ.get("NUMBAST_IMPORT_CONFIG")
+    os.environ["NUMBAST_IMPORT_CONFIG"] = str(DEMO_HEADER.parent.parent / "pyproject.toml")
+    try:
+        import cuda_headers.demo as demo
+    finally:
+        if saved is None:
+            os.environ.pop("NUMBAST_IMPORT_CONFIG")
+        else:
+            os.environ["NUMBAST_IMPORT_CONFIG"] = saved
+    return demo
+
+
+DEMO_INPUT = np.array([0.1, 2.5], dtype=np.float64)
+
+
+def make_demo_kernel(demo, types):
+    """The quick start's kernel (examples/quickstart.py), then the same on inputs; ``types``
+    is the compiler's (numba-cuda-mlir kernels name ``numba_cuda_mlir.types``)."""
+    myfloat16, hsqrt = demo.__myfloat16, demo.hsqrt
+
+    def demo_kernel(x, arr):
+        one = myfloat16(1.0)
+        two = myfloat16(2.0)
+        three = one + two  # the header's operator+
+        arr[0] = types.float64(three)
+        arr[1] = types.float64(hsqrt(three))
+        a = myfloat16(x[0])
+        b = myfloat16(x[1])
+        arr[2] = float(a + b)
+        arr[3] = float(hsqrt(b))
+
+    return demo_kernel
+
+
+def expected_demo(x: np.ndarray) -> np.ndarray:
+    """Every value rounds to half from double, as __double2half does (to nearest, ties even)."""
+
+    def half(v):
+        return np.float64(np.float16(v))
+
+    return np.array(
+        [3.0, half(np.sqrt(3.0)), half(half(x[0]) + half(x[1])), half(np.sqrt(half(x[1])))]
+    )
+
+
+def test_seed_demo_kernel_links_to_sm90_cubin(demo):
+    """On numba-cuda-mlir, and on numba-cuda in the same process."""
+    from numba.cuda import types as cuda_types
+    from support import link_kernel_to_cubin
+
+    types = mlir_types()
+    compile_cubin(make_demo_kernel(demo, types), (types.float64[:], types.float64[:]))
+    signature = (cuda_types.float64[:], cuda_types.float64[:])
+    assert link_kernel_to_cubin(make_demo_kernel(demo, cuda_types), signature)[:4] == b"\x7fELF"
+
+
+@pytest.mark.gpu
+def test_seed_demo_numbers_match_numpy_and_numba_cuda(demo):
+    numba_cuda_mlir()
+    from numba import cuda as numba_cuda
+    from numba.cuda import types as cuda_types
+    from numba_cuda_mlir import cuda, types
+
+    out = cuda.device_array(4, np.float64)
+    cuda.jit(make_demo_kernel(demo, types))[1, 1](cuda.to_device(DEMO_INPUT), out)
+    got = out.copy_to_host()
+    np.testing.assert_array_equal(got, expected_demo(DEMO_INPUT))
+
+    classic = numba_cuda.device_array(4, np.float64)
+    kernel = numba_cuda.jit(make_demo_kernel(demo, cuda_types))
+    kernel[1, 1](numba_cuda.to_device(DEMO_INPUT), classic)
+    np.testing.assert_array_equal(classic.copy_to_host(), got)
 
 
 STATIC_PROBE = f"""

@@ -25,7 +25,7 @@ from numba.cuda import cgutils, types
 from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, signature
 
-from .call_rewrites import install_call_rewrite, store_back_into_source
+from .call_rewrites import called_stub, install_call_rewrite, rewrite_into_updating_call
 from .deferred import run_lookups
 from .overloads import DEFAULT_REGISTRIES, Registries, make_function_stub
 from .state import LOCK, shared_table
@@ -186,52 +186,15 @@ def _install_rewrite() -> None:
 
 
 def _pick_call(call, known: dict[str, Any], definitions: dict[str, Any]):
-    if call.kws or call.vararg is not None:
-        return None
-    return _called_stub(call.func.name, known, definitions)
-
-
-def _call_updater(block, scope, inst, stub, definitions: dict[str, Any]) -> None:
-    """``r = f(a, s)`` -> ``t = numbast_updating_f(<positions>, a, s); r = t[0]; s = t[1]``."""
-    from numba.cuda.core import ir
-
-    loc, call = inst.loc, inst.value
-    positions = sorted(p for p in _POSITIONS[stub] if p < len(call.args))
-    updater = _UPDATERS[stub]
-    updater_var = scope.redefine("$numbast_updater", loc)
-    block.append(ir.Assign(ir.Global(updater.__name__, updater, loc), updater_var, loc))
-    mask_var = scope.redefine("$numbast_positions", loc)
-    mask = sum(1 << p for p in positions)
-    block.append(ir.Assign(ir.Const(mask, loc), mask_var, loc))
-    updated = scope.redefine("$numbast_updated", loc)
-    expr = ir.Expr.call(updater_var, [mask_var, *call.args], (), loc)
-    block.append(ir.Assign(expr, updated, loc))
-    block.append(ir.Assign(ir.Expr.static_getitem(updated, 0, None, loc), inst.target, loc))
-    for slot, position in enumerate(positions, start=1):
-        argument = call.args[position]
-        item = ir.Expr.static_getitem(updated, slot, None, loc)
-        block.append(ir.Assign(item, argument, loc))
-        store_back_into_source(block, definitions, argument, loc)
-
-
-def _called_stub(name: str, known: dict[str, Any], definitions: dict[str, Any]):
-    """The function stub a call's callee variable holds, when it has struct pointer parameters:
-    a global (``curand_uniform(s)``) or an attribute of a global module (``lib.f(s)``)."""
-    from types import ModuleType
-
-    callee = known.get(name)
-    if callee is None:
-        definition = definitions.get(name)
-        if definition is None or definition.op != "getattr":
-            return None
-        module = known.get(definition.value.name)
-        if not isinstance(module, ModuleType):
-            return None
-        callee = getattr(module, definition.attr, None)
-    if not getattr(callee, "_numbast_stub_", False) or not callable(callee):
-        return None
-    if not _POSITIONS.get(callee):
+    """The function stub a call calls, when it has struct pointer parameters."""
+    callee = called_stub(call, known, definitions)
+    if callee is None or not _POSITIONS.get(callee):
         return None
     if callee not in _UPDATERS:  # expected: its overloads wait for a lookup
         run_lookups([callee])
     return callee if callee in _UPDATERS else None
+
+
+def _call_updater(block, scope, inst, stub, definitions: dict[str, Any]) -> None:
+    """``r = f(a, s)`` -> ``t = numbast_updating_f(<positions>, a, s); r = t[0]; s = t[1]``."""
+    rewrite_into_updating_call(block, scope, inst, _UPDATERS[stub], _POSITIONS[stub], definitions)

@@ -62,11 +62,11 @@ class MlirCall(Call):
             builder.link_external_item(link_object(library, call.shim_name, arch))
             result, outputs, slots = _call_shim(builder, call, values)
             if call.returns_first_argument:
-                return _load(builder, call.arguments[0].type, slots[0])
+                return load_value(builder, call.arguments[0].type, slots[0])
             produced = ([result] if call.cxx_result is not None else []) + outputs
             if returns_updated_object:
                 value = produced[0] if produced else None
-                return (value, _load(builder, call.arguments[0].type, slots[0]))
+                return (value, load_value(builder, call.arguments[0].type, slots[0]))
             if not produced:
                 return None
             return produced[0] if len(produced) == 1 else tuple(produced)
@@ -78,18 +78,18 @@ def _model(numba_type: Any) -> Any:
     return mlir_data_manager.lookup(numba_type)
 
 
-def _slot(builder, numba_type: Any, align: int | None) -> Any:
+def stack_slot(builder, numba_type: Any, align: int | None) -> Any:
     data_type = _model(numba_type).get_data_type()
     wanted = max(align or 1, getattr(numba_type, "alignof_", None) or 1)
     with builder.alloca_insertion_point():  # in the entry block: once per call site, not loop
         return llvm.alloca(llvm.PointerType.get(), i64_of(1), data_type, alignment=wanted)
 
 
-def _store(builder, numba_type: Any, value: Any, slot: Any) -> None:
+def store_value(builder, numba_type: Any, value: Any, slot: Any) -> None:
     llvm.store(_model(numba_type).as_data(builder, value), slot)
 
 
-def _load(builder, numba_type: Any, slot: Any) -> Any:
+def load_value(builder, numba_type: Any, slot: Any) -> Any:
     model = _model(numba_type)
     return model.from_data(builder, llvm.load(model.get_data_type(), slot))
 
@@ -100,12 +100,12 @@ def _call_shim(builder, call: MlirCall, values: Sequence[Any]):
     given = iter(values)
     for argument in call.arguments:
         if argument.mode == COPY:
-            slot = _slot(builder, argument.type, argument.align)
-            _store(builder, argument.type, next(given), slot)
+            slot = stack_slot(builder, argument.type, argument.align)
+            store_value(builder, argument.type, next(given), slot)
         elif argument.mode == POINTER:
             slot = next(given)
         else:
-            slot = _slot(builder, argument.type, argument.align)
+            slot = stack_slot(builder, argument.type, argument.align)
             zero = llvm.mlir_zero(_model(argument.type).get_data_type())
             llvm.store(zero, slot)
             hidden.append((argument.type, slot))
@@ -114,13 +114,13 @@ def _call_shim(builder, call: MlirCall, values: Sequence[Any]):
     if call.cxx_result is None:
         result_slot = llvm.mlir_zero(pointer)
     else:
-        result_slot = _slot(builder, call.cxx_result, call.result_align)
+        result_slot = stack_slot(builder, call.cxx_result, call.result_align)
     status = ir.IntegerType.get_signless(32)
     function_type = ir.FunctionType.get([pointer] * (1 + len(slots)), [status])
     function = get_or_insert_function(call.shim_name, function_type, builder.mlir_gpu_module)
     func.call([status], function.name.value, [result_slot, *slots])
-    result = None if call.cxx_result is None else _load(builder, call.cxx_result, result_slot)
-    return result, [_load(builder, t, slot) for t, slot in hidden], slots
+    result = None if call.cxx_result is None else load_value(builder, call.cxx_result, result_slot)
+    return result, [load_value(builder, t, slot) for t, slot in hidden], slots
 
 
 def convert(builder, value: Any, actual: Any, formal: Any) -> Any:

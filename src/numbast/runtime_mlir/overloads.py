@@ -100,13 +100,17 @@ class OverloadSet:
         sig = self.resolve(builder.context.typing_context, actual)
         if sig is None:
             raise TypeError(f"numbast: no overload of {self.key} takes {actual} when lowering")
-        lowering = self.lowerings[tuple(sig.args)]
+        values = [builder.load_var(arg) for arg in args]
+        builder.store_var(target, self.lower_values(builder, sig, values, actual))
+
+    def lower_values(self, builder, sig: Signature, values: list, actual: list) -> Any:
+        """The value of the overload ``sig`` called with ``values`` of types ``actual``."""
         formal = tuple(sig.args) if sig.recvr is None else (sig.recvr, *sig.args)
-        values = [
-            convert(builder, builder.load_var(arg), at, ft)
-            for arg, at, ft in zip(args, actual, formal, strict=True)
+        converted = [
+            convert(builder, value, at, ft)
+            for value, at, ft in zip(values, actual, formal, strict=True)
         ]
-        builder.store_var(target, lowering(builder, values))
+        return self.lowerings[tuple(sig.args)](builder, converted)
 
     def resolve(self, typing_context, actual: list) -> Signature | None:
         """The overload the typing chose for ``actual`` (with literals, then without)."""
@@ -127,6 +131,11 @@ class _ConcreteOnly:
     @staticmethod
     def apply(template: _Overloads, args: tuple, kws: dict) -> Signature | None:
         return ConcreteTemplate.apply(template, args, kws)
+
+
+def find_overload_set(key: Hashable) -> OverloadSet | None:
+    """The overload set of ``key`` when it has one."""
+    return _SETS.get(key)
 
 
 def overload_set(

@@ -22,6 +22,7 @@ from ..core.rows import CONSTRUCTOR, CONVERSION, METHOD, OPERATOR, STATIC_METHOD
 from ..runtime.backends import FunctionEntry, Registration, StructEntry
 from ..runtime.calls import Call
 from ..runtime.state import shared_table
+from ..runtime.structs import struct_pointer_positions
 from .calls import MlirCall
 from .overloads import add_methods, add_overload
 from .structs import (
@@ -95,8 +96,9 @@ def register_struct(entry: StructEntry, types_: Any, registration: Registration)
 
 def register_function(entry: FunctionEntry, types_: Any, registration: Registration) -> None:
     row, key = entry
+    cuda_call = Call(row.call, types_, registration.shims)
     try:
-        call = MlirCall.of(Call(row.call, types_, registration.shims))
+        call = MlirCall.of(cuda_call)
     except NoMlirCounterpart as exc:
         _left_out(row.qual_name, str(exc))
         return
@@ -104,6 +106,12 @@ def register_function(entry: FunctionEntry, types_: Any, registration: Registrat
     if row.cooperative:
         lowering = _cooperative(lowering)
     add_overload(key, call.signature(), lowering, row.label, builtin=bool(row.operator))
+    positions = struct_pointer_positions(cuda_call.visible_args)  # numba-cuda's, the same
+    if positions and not row.operator:
+        from .struct_pointers import add_struct_pointer_parameters
+
+        # ``f(state)`` for ``f(State *)``: the kernel's struct is passed by address and updated
+        add_struct_pointer_parameters(key, positions)
     if not row.operator and toolkit_vector_function(row.qual_name):
         _left_out(f"{row.qual_name} (the toolkit's overloads)", "the toolkit's vector "
                   "functions are not joined to a header's in numba-cuda-mlir yet")  # fmt: skip
