@@ -6,7 +6,8 @@ next compiles (``backend``). They are the numba-cuda registrations' counterparts
 numba-cuda types translated (``type_translation``), struct types and data models (``structs``),
 overload sets and their lowering (``overloads``), one bound call lowered to MLIR (``calls``),
 and the shim library's link object in numba-cuda-mlir's terms (``links``: the same shims, the
-same compiled LTO-IR). ``registration`` composes them for one struct or function.
+same compiled LTO-IR), and structs passed where functions take a pointer to them
+(``struct_pointers``). ``registration`` composes them for one struct or function.
 
 Imports numba-cuda-mlir, numba-cuda (the rows' types are numba-cuda's) and numbast.core and
 numbast.runtime only. Importing this package imports nothing.
