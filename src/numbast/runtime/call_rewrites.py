@@ -109,7 +109,7 @@ def _is_module(value: Any) -> bool:
 
     if isinstance(value, ModuleType):
         return True
-    from .shim_library import runtime_part
+    from .shim_links import runtime_part
 
     backends = runtime_part("runtime.backends", required=False)
     return backends is not None and isinstance(value, backends.module_classes())
