@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parents[1]
 LOOKUP = r"""
 import json, statistics, time
 from pathlib import Path
-from numbast_import.build import entry_key
+from numbast_import.entry_key import entry_key
 from numbast_import.builtin_headers import builtin_mapping
 from numbast_import.cache.root import cache_root
 from numbast_import.cache.store import CacheStore

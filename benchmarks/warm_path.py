@@ -39,7 +39,7 @@ REFRESH = (
 MODULES = {"+ demo": "cuda_headers.demo", "+ cufp16": "numbast.headers.cufp16"}
 PARTS = {
     "finder": "numbast_import/finder.py:find_spec",
-    "entry_key": "numbast_import/build.py:entry_key",
+    "entry_key": "numbast_import/entry_key.py:entry_key",
     "lookup": "numbast_import/cache/store.py:lookup",
     "run_entry": "numbast_import/entry_context.py:run_entry",
     "apply_module": "numbast/runtime/apply.py:apply_module",

@@ -16,12 +16,7 @@ import warnings
 from functools import partial
 from pathlib import Path
 
-from numbast_import.cache.key import (
-    included_file_hashes,
-    included_file_stamps,
-    lookup_components,
-    lookup_digest,
-)
+from numbast_import.cache.key import included_file_hashes, included_file_stamps
 from numbast_import.cache.manifest import (
     BINDINGS,
     BINDINGS_CODE,
@@ -31,6 +26,7 @@ from numbast_import.cache.manifest import (
 )
 from numbast_import.cache.root import KEYS_DIR
 from numbast_import.cache.store import BuildOutput
+from numbast_import.entry_key import bindings_filename
 from numbast_import.errors import (
     HeaderParseError,
     ImportConfigError,
@@ -41,29 +37,6 @@ from numbast_import.mapping import HeaderMapping
 from numbast_import.progress import BuildProgress, NoProgress
 
 logger = logging.getLogger(__name__)
-
-
-def entry_key(
-    mapping: HeaderMapping, module_name: str, arch: str, root: Path | None = None
-) -> tuple[dict, str]:
-    """The lookup components and the digest naming ``module_name``'s entry for ``arch``
-    (``root``: the cache root, where the generator's fingerprint is remembered)."""
-    options = {k: v for k, v in mapping.static_mapping(arch).items() if k != "GPU Arch"}
-    if mapping.uses:
-        options["uses"] = list(mapping.uses)
-    if mapping.nvrtc_options:
-        options["nvrtc-options"] = list(mapping.nvrtc_options)
-    if mapping.default_device is not None:
-        options["default-device"] = mapping.default_device
-    components = lookup_components(
-        module_name,
-        mapping.header,
-        options,
-        arch,
-        mapping.bypass_parse_error,
-        memo_dir=None if root is None else root / KEYS_DIR,
-    )
-    return components, lookup_digest(components)
 
 
 def regenerate_command(mapping: HeaderMapping, module_name: str, arch: str, root: Path) -> str:
@@ -97,14 +70,6 @@ def _literal(value: object) -> str:
         items = (f"{_literal(k)}: {_literal(v)}" for k, v in value.items())
         return "{" + ", ".join(items) + "}"
     return repr(value)  # bool, int, float, None
-
-
-def bindings_filename(entry_dir: Path | None, module_name: str) -> str:
-    """The file name a module's code runs under: its entry's ``bindings.py``, or, for an entry
-    built in memory, a name tracebacks find in ``linecache``."""
-    if entry_dir is not None:
-        return str(entry_dir / BINDINGS)
-    return f"<numbast-import: {module_name}, built in memory>"
 
 
 def generate(

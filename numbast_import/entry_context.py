@@ -55,7 +55,7 @@ class EntryContext:
         into one unit with it). What is compiled with instances is kept beside the entry."""
         compile_unit = self.instances.compile_unit if self.instances is not None else None
         if self._units is not None:
-            from numbast_import.shim_units import unit_loader
+            from numbast_import.shim_unit_loader import unit_loader
 
             load, compile_shim, identity = unit_loader(
                 self._entry, library, self.arch, compile_unit

@@ -30,7 +30,6 @@ from functools import partial
 from pathlib import Path
 
 from numbast_import.arch import resolve_arch, start_device_query
-from numbast_import.build import bindings_filename, entry_key, generate, regenerate_command
 from numbast_import.cache.key import generator_fingerprint
 from numbast_import.cache.root import (
     KEYS_DIR,
@@ -41,10 +40,10 @@ from numbast_import.cache.root import (
 )
 from numbast_import.cache.store import BuildOutput, CacheStore
 from numbast_import.entry_context import run_entry
+from numbast_import.entry_key import bindings_filename, entry_key
 from numbast_import.errors import HeaderImportError, ImportConfigError
 from numbast_import.mapping import HeaderMapping
 from numbast_import.pickling import adopt
-from numbast_import.progress import BuildProgress, quiet
 from numbast_import.retain_hints import binds_nothing, warn_nothing_bound
 from numbast_import.uses import import_used_modules
 
@@ -156,6 +155,10 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
 def _build(
     name: str, mapping: HeaderMapping, arch: str, root: Path, entry_dir: Path | None
 ) -> BuildOutput:
+    # The build's modules are imported here: a warm import (a cache hit) needs none of them.
+    from numbast_import.build import generate, regenerate_command
+    from numbast_import.progress import BuildProgress
+
     _use_parser_dir((_parser_root or root) if entry_dir is not None else None)
     _progress(f"generating {name} from {mapping.header} for {arch}")
     command = regenerate_command(mapping, name, arch, root)
@@ -195,6 +198,8 @@ def _use_parser_dir(root: Path | None) -> None:
 
 def _progress(message: str) -> None:
     # The one line a user sees on a first import (it can take tens of seconds); the rest logs.
+    from numbast_import.progress import quiet
+
     logger.info(message)
     if quiet():
         return

@@ -13,10 +13,10 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from numbast_import.build import entry_key
 from numbast_import.cache.inventory import Record
 from numbast_import.cache.key import component_differences, included_file_differences
 from numbast_import.config import ProjectConfig
+from numbast_import.entry_key import entry_key
 from numbast_import.errors import HeaderImportError
 from numbast_import.finder import BUILTIN_PACKAGE, USER_PACKAGE, resolve_mapping
 from numbast_import.mapping import HeaderMapping

@@ -18,8 +18,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 SHOWN = 8  # files named in the warning; the count of the rest follows
-_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+# Patterns, compiled by ``re`` (and kept in its cache) when a warning needs them: every import
+# asks binds_nothing, and compiling them costs a warm import ~0.2 ms.
+_INCLUDE = r'(?m)^\s*#\s*include\s*[<"]([^>"]+)[>"]'
+_COMMENTS = r"(?s)//[^\n]*|/\*.*?\*/"
 
 
 class NothingBoundWarning(UserWarning):
@@ -82,7 +84,7 @@ def retain_candidates(headers: Sequence[str], included: Iterable[str]) -> list[s
 def _includes(path: str) -> list[str]:
     try:
         with open(path, encoding="utf-8", errors="replace") as file:
-            return _INCLUDE.findall(file.read())
+            return re.findall(_INCLUDE, file.read())
     except OSError:
         return []
 
@@ -101,7 +103,7 @@ def _only_preprocessor(path: str) -> bool:
     continuations): it declares nothing itself."""
     try:
         with open(path, encoding="utf-8", errors="replace") as file:
-            text = _COMMENTS.sub("", file.read())
+            text = re.sub(_COMMENTS, "", file.read())
     except OSError:
         return False
     text = text.replace("\\\n", " ")

@@ -29,11 +29,14 @@ A unit has ~15 shims on average and at most ``MAX_UNIT``.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from numbast_import.header_items import Item, header_items
+from numbast_import.digests import framed_digest as _digest
+
+if TYPE_CHECKING:
+    from numbast_import.header_items import Item
 
 # Units of ~15 shims: a kernel links the units of the shims it calls, and nvJitLink
 # spends about 1 ms per KB of LTO-IR (one-line shims: ~0.4 KB each), so a unit costs a kernel
@@ -51,15 +54,6 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 _SHIM_OWN = re.compile(r"nbi_\w*|a\d+")
 
 
-def _digest(*parts: str) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        data = part.encode()
-        h.update(len(data).to_bytes(8, "little"))
-        h.update(data)
-    return h.hexdigest()
-
-
 def shim_keys(
     header_text: str,
     shims: Sequence[tuple[str, str]],
@@ -68,6 +62,9 @@ def shim_keys(
 ) -> dict[str, str]:
     """Shim name -> its key. ``header_text`` is the mapped header (the files it includes are
     in ``context``, a digest of everything else the shims are compiled with)."""
+    # Imported here: a warm import links units by the digests below and never cuts a header.
+    from numbast_import.header_items import header_items
+
     items = header_items(header_text)
     if items is None:  # not understood: every shim depends on all of it
         base = _digest(context, "whole header", header_text)

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from numbast_import.cache.entries import EntryStore, Made
 from numbast_import.cache.manifest import SHIM, SHIM_PRELUDE
-from numbast_import.header_items import header_items
+from numbast_import.digests import framed_digest
 from numbast_import.shim_keys import shim_keys, units_of
 
 logger = logging.getLogger(__name__)
@@ -129,9 +129,7 @@ class ShimStore:
 
 
 def _digest(*parts: object) -> str:
-    from numbast_import.shim_keys import _digest as digest
-
-    return digest(*(str(part) for part in parts))
+    return framed_digest(*(str(part) for part in parts))
 
 
 _RULES: list[str] = []
@@ -144,7 +142,7 @@ def _rules_digest() -> str:
     if not _RULES:
         here = Path(__file__).parent
         names = ("header_tokens.py", "header_names.py", "header_items.py", "shim_keys.py")
-        names += ("shim_units.py", "shim_compiler.py")
+        names += ("digests.py", "shim_units.py", "shim_compiler.py")
         digest = hashlib.sha256()
         for name in names:
             digest.update((here / name).read_bytes())
@@ -239,6 +237,8 @@ class _UnitBuilder:
         """Whether the header alone holds symbols of its own (see the module docstring);
         ``precompile``: also find or make NVRTC's precompiled preamble (one compile of the
         header alone does both when neither is cached)."""
+        from numbast_import.header_items import header_items  # not on a warm import's way
+
         items = header_items(text)
         if items is None:
             relevant = [text]
@@ -309,44 +309,3 @@ class _UnitBuilder:
             self.nvrtc_options,
             precompiled_header=None if self.precompiled is None else str(self.precompiled),
         )
-
-
-def unit_loader(entry, library, arch: str, compile_unit: Callable | None):
-    """For ``ShimLibrary.use_units``: (load a unit by digest, compile one shim not in a unit,
-    the module's identity) for the header ``entry``. A unit missing from the cache (pruned
-    apart from its entry) is compiled again, with a warning; where the entry is in a layer,
-    its units are read from that layer."""
-    root = entry.path.parent.parent if entry.path is not None else None
-    store = ShimStore(None if entry.read_only else root, [root] if entry.read_only else [])
-    identity = _digest(
-        "module", json.dumps(entry.manifest.get("shim_units")), json.dumps(
-            entry.manifest.get("included_files"), sort_keys=True
-        ),
-    )  # fmt: skip
-
-    def load(digest: str, shims: list[tuple[str, str]]) -> bytes:
-        found = store.unit(digest)
-        if found is not None:
-            return found[0]
-        from numbast_import.shim_compiler import compile_shims_to_ltoir
-
-        logger.warning(
-            "numbast-import: the shim unit %s of %s is missing from the cache; compiling it "
-            "again", digest[:12], library.link_object().name,
-        )  # fmt: skip
-        compiled = compile_shims_to_ltoir(
-            library.preamble, shims, library.link_object().name, arch,
-            library.include_dirs, library.nvrtc_options,
-        )  # fmt: skip
-        store.put_unit(digest, compiled.ltoir, compiled.errors, {})
-        return compiled.ltoir
-
-    def compile_shim(source: str) -> bytes:
-        options = library.unit_options(arch, lto=True)
-        if compile_unit is not None:
-            return compile_unit(source, options)
-        from numbast.runtime.shim_library import compile_ltoir
-
-        return compile_ltoir(source, options)
-
-    return load, compile_shim, identity

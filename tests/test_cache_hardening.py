@@ -168,8 +168,8 @@ def test_11_a_module_built_in_memory_after_enospc_names_no_missing_file(built, t
 
 
 def test_3_a_read_only_root_with_the_entrys_shard_builds_in_memory(built, tmp_path):
-    from numbast_import.build import entry_key
     from numbast_import.config import load_project_config
+    from numbast_import.entry_key import entry_key
 
     project, _cache = built
     mapping = load_project_config(project / "pyproject.toml").headers["vec"]
@@ -307,7 +307,7 @@ def test_5_verify_reports_prune_removes_and_coverage_survives_a_wrong_typed_fiel
 def _same_shard_pair(project: Path, root: Path) -> int:
     """An i for which cuda_headers.a (importing cuda_headers.b<i>) and cuda_headers.b<i> land
     in the same shard of the cache."""
-    from numbast_import.build import entry_key
+    from numbast_import.entry_key import entry_key
     from numbast_import.mapping import header_mapping
 
     base = str(project)

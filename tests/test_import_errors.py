@@ -129,8 +129,8 @@ def test_a_build_lock_held_too_long(project, tmp_path, monkeypatch):
     import fcntl
     import json
 
-    from numbast_import.build import entry_key
     from numbast_import.config import load_project_config
+    from numbast_import.entry_key import entry_key
 
     mapping = load_project_config().headers["vec"]
     digest = entry_key(mapping, "cuda_headers.vec", "sm_90")[1]

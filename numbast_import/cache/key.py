@@ -51,6 +51,8 @@ def _distribution_version(name: str) -> str:
 # FORMAT_VERSION's). tests/test_import_cache.py checks this list against what build.py imports.
 ENTRY_SHAPING_MODULES = (
     "build.py",
+    "digests.py",
+    "entry_key.py",
     "header_items.py",
     "header_names.py",
     "header_tokens.py",
