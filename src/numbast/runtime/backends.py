@@ -19,8 +19,8 @@ The pending registrations and the finder live in the process-wide registration s
 every copy of the runtime (``state``). Imports nothing but the standard library.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple would compile a ForwardRef for
+# each field of the named tuples below at every import.
 import importlib
 import importlib.abc
 import importlib.util
