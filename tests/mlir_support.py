@@ -22,6 +22,14 @@ def numba_cuda_mlir() -> Any:
     return pytest.importorskip("numba_cuda_mlir", reason=MLIR_MISSING)
 
 
+def mlir_types() -> Any:
+    """numba_cuda_mlir.types, or a skip saying numba-cuda-mlir is not installed."""
+    numba_cuda_mlir()
+    from numba_cuda_mlir import types
+
+    return types
+
+
 def _pin_compute_capability(cc: tuple[int, int]) -> None:
     from numba_cuda_mlir import tools
     from numba_cuda_mlir.numba_cuda.cudadrv.error import CudaSupportError

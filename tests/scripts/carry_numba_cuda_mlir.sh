@@ -7,7 +7,7 @@
 #   bash .gpu-mlir/install.sh                     there: unpacks into .mlir_site/ (kept while
 #                                                 the machine stays warm; ignored by git)
 #   PYTHONPATH=$PWD/.mlir_site bash .gpu/run.sh python3 -m pytest -q -p no:cacheprovider \
-#       tests/test_mlir_backend.py                there, with .gpu/ (../shared/gpu/prepare.sh)
+#       tests/test_mlir_*.py                      there, with .gpu/ (../shared/gpu/prepare.sh)
 #   PYTHONPATH=$PWD/.mlir_site bash .gpu/run.sh python3 benchmarks/binding_overhead.py \
 #       --backend mlir
 #
