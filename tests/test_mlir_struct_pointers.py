@@ -123,29 +123,10 @@ def curand_checks(header_arch):
 
 
 def make_curand_kernel(checks, State, cuda):
-    """curand_checks.py's local-state kernel (the draws of its C++ reference), with ``cuda``
-    the compiler's module."""
-    curand = checks.curand
-    init, draw32 = curand.curand_init, curand.curand
-    uniform, normal, normal2 = curand.curand_uniform, curand.curand_normal, curand.curand_normal2
-    log_normal, poisson = curand.curand_log_normal, curand.curand_poisson
-    mean32, stddev32, lam = checks.mean32, checks.stddev32, checks.POISSON_LAMBDA
-
-    def curand_kernel(seed, offset, bits, values):
-        i = cuda.grid(1)
-        if i < bits.shape[1]:
-            s = State()
-            init(seed, i, offset, s)  # a local curandState*: passed by address, updated
-            bits[0, i] = draw32(s)
-            values[0, i] = uniform(s)
-            values[1, i] = normal(s)
-            pair = normal2(s)
-            values[2, i] = pair.x
-            values[3, i] = pair.y
-            values[4, i] = log_normal(s, mean32, stddev32)
-            bits[1, i] = poisson(s, lam)
-
-    return curand_kernel
+    """curand_checks.py's kernel of a local state (passed by address: curand_init(seed, i,
+    offset, s), curand(s), curand_uniform(s), curand_normal(s)... updating it), whose draws
+    its C++ reference makes; ``cuda``: the compiler's module."""
+    return checks.make_local_kernel(State, cuda)
 
 
 @pytest.mark.parametrize("generator", ["xorwow", "philox", "mrg32k3a"])

@@ -49,7 +49,9 @@ mean32, stddev32 = np.float32(LOG_MEAN), np.float32(LOG_STDDEV)
 # -- the same draws, with the state held three ways ---------------------------------------------
 
 
-def make_local_kernel(State):
+def make_local_kernel(State, cuda=cuda):
+    """``cuda``: the compiler's module (numba-cuda's, or numba_cuda_mlir's cuda)."""
+
     def kernel(seed, offset, bits, values):
         i = cuda.grid(1)
         if i < bits.shape[1]:

@@ -91,18 +91,43 @@ def expect_struct_pointer_parameters(function_stub: Callable, positions: Iterabl
 
 
 def _signature_for(context, function_stub: Callable, mask: int, args: Sequence[types.Type]):
-    """(signature of the C++ call or None, positions where a struct value is passed by address,
-    positions whose value the updating call returns)."""
-    positions = [p for p in range(len(args)) if mask >> p & 1]
+    """:func:`signature_with_struct_addresses` in numba-cuda's typing."""
     function_type = context.resolve_value_type(function_stub)
-    sig = _resolve(context, function_type, args)
+    return signature_with_struct_addresses(
+        lambda trial: _resolve(context, function_type, trial), types.CPointer, mask, args
+    )
+
+
+def signature_with_struct_addresses(
+    resolve: Callable[[Sequence[Any]], Any],
+    pointer: Callable[[Any], Any],
+    mask: int,
+    args: Sequence[Any],
+) -> tuple[Any, tuple[int, ...], list[int]]:
+    """(signature of the C++ call or None, positions where a struct value is passed by address,
+    positions whose value the updating call returns): the call typed as written (``resolve``),
+    else with ``pointer(struct type)`` for each struct at the positions ``mask`` names. Shared
+    with numba-cuda-mlir's backend, in its own types."""
+    positions = [p for p in range(len(args)) if mask >> p & 1]
+    sig = resolve(args)
     if sig is not None:
         return sig, (), positions
     substituted = tuple(p for p in positions if is_struct_value(args[p]))
     if not substituted:
         return None, (), positions
-    trial = [types.CPointer(a) if p in substituted else a for p, a in enumerate(args)]
-    return _resolve(context, function_type, trial), substituted, positions
+    trial = [pointer(a) if p in substituted else a for p, a in enumerate(args)]
+    return resolve(trial), substituted, positions
+
+
+def no_overload_message(function_stub: Callable, actual: Sequence[Any], advice: str) -> str:
+    """Why an updating call does not type, with the function's C++ declarations."""
+    declarations = getattr(function_stub, "_numbast_declarations_", ())
+    listed = "".join(f"\n    {d}" for d in declarations)
+    return (
+        f"no overload of {function_stub._numbast_qual_name_} takes "
+        f"({', '.join(map(str, actual))}); a pointer parameter to a bound struct takes "
+        f"{advice}. Declarations:{listed}"
+    )
 
 
 def _resolve(context, function_type: types.Type, args: Sequence[types.Type]):
@@ -123,14 +148,8 @@ class _UpdatingCall(AbstractTemplate):
             self.context, self.function_stub, mask, actual
         )
         if sig is None:
-            declarations = getattr(self.function_stub, "_numbast_declarations_", ())
-            listed = "".join(f"\n    {d}" for d in declarations)
-            raise TypingError(
-                f"no overload of {self.function_stub._numbast_qual_name_} takes "
-                f"({', '.join(map(str, actual))}); a pointer parameter to a bound struct "
-                f"takes the struct (updated in place) or a pointer to it "
-                f"(numbast.element_pointer). Declarations:{listed}"
-            )
+            advice = "the struct (updated in place) or a pointer to it (numbast.element_pointer)"
+            raise TypingError(no_overload_message(self.function_stub, actual, advice))
         outputs = types.Tuple((sig.return_type, *(actual[p] for p in positions)))
         return signature(outputs, args[0], *actual)
 

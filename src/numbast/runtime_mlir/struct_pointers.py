@@ -37,6 +37,7 @@ from ..runtime.call_rewrites import (
 )
 from ..runtime.overloads import make_function_stub
 from ..runtime.state import LOCK, shared_table
+from ..runtime.struct_pointers import no_overload_message, signature_with_struct_addresses
 from .calls import load_value, stack_slot, store_value
 from .overloads import OverloadSet, find_overload_set
 
@@ -76,22 +77,13 @@ def add_struct_pointer_parameters(function_stub: Callable, positions: Iterable[i
     )
 
 
-def _is_struct_value(numba_type: Any) -> bool:
-    return getattr(numba_type, "cxx_qual_name", None) is not None
-
-
 def _signature_for(typing_context, overloads: OverloadSet, mask: int, args: Sequence[Any]):
     """(the overload's signature or None, positions where a struct is passed by address,
-    positions whose value the updating call returns)."""
-    positions = [p for p in range(len(args)) if mask >> p & 1]
-    sig = overloads.resolve(typing_context, list(args))
-    if sig is not None:
-        return sig, (), positions
-    substituted = tuple(p for p in positions if _is_struct_value(args[p]))
-    if not substituted:
-        return None, (), positions
-    trial = [mlir_types.CPointer(a) if p in substituted else a for p, a in enumerate(args)]
-    return overloads.resolve(typing_context, trial), substituted, positions
+    positions whose value the updating call returns), as numba-cuda's typing has them."""
+    return signature_with_struct_addresses(
+        lambda trial: overloads.resolve(typing_context, list(trial)), mlir_types.CPointer,
+        mask, args,
+    )  # fmt: skip
 
 
 class _UpdatingCall(AbstractTemplate):
@@ -105,15 +97,9 @@ class _UpdatingCall(AbstractTemplate):
         sig = None
         if overloads is not None:
             sig, _substituted, positions = _signature_for(self.context, overloads, mask, actual)
-        if sig is None:
-            declarations = getattr(self.function_stub, "_numbast_declarations_", ())
-            listed = "".join(f"\n    {d}" for d in declarations)
-            raise TypingError(
-                f"no overload of {self.function_stub._numbast_qual_name_} takes "
-                f"({', '.join(map(str, actual))}) in numba-cuda-mlir kernels; a pointer "
-                f"parameter to a bound struct takes the struct (updated in place). "
-                f"Declarations:{listed}"
-            )
+        if sig is None:  # numba-cuda-mlir kernels have no struct arrays to point into
+            advice = "the struct (updated in place) in numba-cuda-mlir kernels"
+            raise TypingError(no_overload_message(self.function_stub, actual, advice))
         outputs = mlir_types.Tuple((sig.return_type, *(actual[p] for p in positions)))
         return signature(outputs, args[0], *actual)
 
