@@ -5,8 +5,9 @@ The candidates go into units of at most ``PROBES_PER_UNIT`` probes, which NVRTC 
 compiles shims: probes it rejects are left out and the rest compiled again. (One unit of every
 probe of a big header is what NVRTC's memory and time grow faster than linearly with: 2.8 GB
 for a 6.5 MB header; bounded units keep both linear.) A template's instance is
-its first candidate that compiled; a template none of whose candidates compiled counts as not
-bound, with the compiler's first message about its first candidate.
+its first candidate that compiled (its fallbacks are tried, in a second pass, only when none of
+its candidates did); a template none of whose candidates compiled counts as not bound, with the
+compiler's first message about its first candidate.
 
 The shim compiler (``numbast_import.shim_compiler``) pins each error to its probe, as it does
 for shims: each probe is a file of its own to NVRTC, so an error in it, or one inside a
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from functools import partial
 from typing import NamedTuple
 
 from numbast.static.template_probes import PROBE_HELPERS, TemplateProbe, probe_function
@@ -42,13 +44,52 @@ def compile_template_probes(
     include_dirs: Sequence[str] = (),
     nvrtc_options: Sequence[str] = (),
 ) -> dict[tuple[str, str], ProbeOutcome]:
-    """(kind, what) -> outcome for every template of ``probes`` that has a candidate."""
+    """(kind, what) -> outcome for every template of ``probes`` that has a candidate: its
+    candidates first, then, for the templates none of whose candidates compiled, their
+    fallbacks (one more unit)."""
+    compile_ = partial(
+        _first_compiled,
+        preamble=f"{preamble}\n{PROBE_HELPERS}",
+        name=name,
+        arch=arch,
+        include_dirs=include_dirs,
+        nvrtc_options=nvrtc_options,
+    )
+    outcomes = compile_([(p, p.candidates) for p in probes])
+    retried = [
+        (probe, probe.fallbacks)
+        for probe in probes
+        if probe.fallbacks and outcomes.get((probe.kind, probe.what), _NONE).instance is None
+    ]
+    for key, outcome in compile_(retried).items():
+        before = outcomes.get(key)
+        if before is None:
+            outcomes[key] = outcome
+        else:
+            outcomes[key] = outcome._replace(
+                tried=before.tried + outcome.tried, error=before.error if outcome.error else ""
+            )
+    return outcomes
+
+
+_NONE = ProbeOutcome(None, (), "")
+
+
+def _first_compiled(
+    candidates: Sequence[tuple[TemplateProbe, Sequence[tuple[str, str]]]],
+    preamble: str,
+    name: str,
+    arch: str,
+    include_dirs: Sequence[str],
+    nvrtc_options: Sequence[str],
+) -> dict[tuple[str, str], ProbeOutcome]:
+    """The outcome of each template's ``candidates`` (its first that compiled)."""
     units: list[tuple[str, str]] = []
     owner: dict[str, tuple[tuple[str, str], str]] = {}  # probe function -> (template, id)
     tried: dict[tuple[str, str], list[str]] = {}
-    for probe in probes:
+    for probe, uses in candidates:
         key = (probe.kind, probe.what)  # overloads of a function template share one key
-        for instance, statement in probe.candidates:
+        for instance, statement in uses:
             function = f"nbi_probe_{len(units)}"
             # The shim compiler makes each a file of its own to NVRTC: messages name the probe.
             units.append((function, probe_function(function, statement)))
@@ -59,9 +100,7 @@ def compile_template_probes(
     verdicts: dict[str, str | None] = {}
     for start in range(0, len(units), PROBES_PER_UNIT):
         chunk = units[start : start + PROBES_PER_UNIT]
-        verdicts.update(
-            _compile(chunk, f"{preamble}\n{PROBE_HELPERS}", name, arch, include_dirs, nvrtc_options)
-        )
+        verdicts.update(_compile(chunk, preamble, name, arch, include_dirs, nvrtc_options))
     found: dict[tuple[str, str], str] = {}
     errors: dict[tuple[str, str], str] = {}
     for function, _text in units:  # in candidate order: the first that compiled wins

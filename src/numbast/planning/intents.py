@@ -149,3 +149,22 @@ def member_intents(
         )
         intents.append(intent.value)
     return tuple(intents)
+
+
+def function_template_intents(
+    function_name: str, params: Sequence[ParamVar], spec: IntentSpec | None
+) -> tuple[str, ...]:
+    """The intent of each parameter of a function template: as ``spec`` gives it; an array
+    reference (``T (&items)[N]``, CUB's ``LoadDirectBlocked``) that is not given one takes the
+    kernel's array or a pointer (``inout_ptr``: a copy would lose what the function writes);
+    empty when every parameter is ``in``."""
+    given = given_intents(function_name, params, spec)
+    intents = []
+    for index, param in enumerate(params):
+        intent = given.get(index)
+        if intent is None:
+            referenced = param.type_.referenced() if param.type_.is_lvalue_reference else None
+            is_array = referenced is not None and referenced.kind is TypeKind.ARRAY
+            intent = ArgIntent.INOUT_PTR if is_array and not referenced.is_const else ArgIntent.IN
+        intents.append(intent.value)
+    return tuple(intents) if any(i != ArgIntent.IN.value for i in intents) else ()

@@ -34,7 +34,12 @@ from numbast.core.rows import (
 from numbast.planning.descriptions import declaration_text, host_only_reason, location_of
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.implicit_constructors import declares_constructors
-from numbast.planning.intents import IntentSpec, MethodIntents, method_intent_spec, resolve_intents
+from numbast.planning.intents import (
+    IntentSpec,
+    MethodIntents,
+    function_template_intents,
+    method_intent_spec,
+)
 from numbast.planning.operators import COMPOUND, python_operator_for
 from numbast.planning.template_members import member_row, member_template_row, outputs_told_apart
 from numbast.planning.template_types import (
@@ -94,9 +99,7 @@ def function_template_row(
         False,
         (),
         declaration_text(func),
-        tuple(i.value for i in resolve_intents(func.qual_name, func.params, intents))
-        if intents
-        else (),
+        function_template_intents(func.qual_name, func.params, intents),
     )
     return FunctionTemplateRow(
         "" if operator else (python_name or func.name),

@@ -4,7 +4,7 @@ A template row says only that a template was planned; whether any instance of it
 known once the compiler tries one. So coverage counts a function, class or alias template as
 bound only when a *probe*, one representative instantiation, compiles: every template
 parameter without a default gets a plain argument (``int``, then ``unsigned int``, ``float``,
-... for types; 1, 2, 4, ... for integers; ``true`` / ``false``; 0 for an enum), trailing
+... for types; 1, 2, 4, ... 64, 128 for integers; ``true`` / ``false``; 0 for an enum), trailing
 defaulted ones take their defaults, and the instance is used the way a kernel would use it: a
 function template is called with values of its parameter types (its body is instantiated), a
 class or alias template's instance has its size taken (its layout is made). Each probe is an
@@ -12,7 +12,13 @@ class or alias template's instance has its size taken (its layout is made). Each
 compiler's rejection of one probe names it (``numbast_import.template_coverage`` tries the
 candidates round by round).
 
-Plain data and C++ text only: nothing here imports Numba.
+Templates none of whose plain candidates compile get *fallbacks*, arguments of the kinds a
+kernel passes besides numbers, tried in a second unit: a pointer for a type parameter that is a
+function parameter's whole type (an iterator: CUB's ``LoadDirectBlocked(tid, InputIteratorT,
+T (&)[N])``), and the module's own class types (its structs, and instances of its class
+templates with a call operator, function objects) where a parameter takes a class (cooperative
+groups' ``sync(const TyGroup &)``, ``reduce(group, value, op)``). Every fallback is a type the
+module binds, so an instance that compiles is one a kernel can make.
 """
 
 from __future__ import annotations
@@ -23,11 +29,17 @@ from typing import Any, NamedTuple
 
 from numbast.core.rows import TYPE_PARAMETER
 
-# Round r gives every type parameter TYPE_ARGUMENTS[r] and every integer one INTEGER_ARGUMENTS[r].
+# Round r gives every type parameter TYPE_ARGUMENTS[r % 6] and every integer one
+# INTEGER_ARGUMENTS[r]: the later rounds are sizes some templates insist on (cooperative groups'
+# multi-warp tiles take 64 to 512 threads).
 TYPE_ARGUMENTS = ("int", "unsigned int", "float", "double", "long long", "unsigned long long")
-INTEGER_ARGUMENTS = ("1", "2", "4", "8", "3", "16")
+INTEGER_ARGUMENTS = ("1", "2", "4", "8", "3", "16", "32", "64", "128")
 BOOL_ARGUMENTS = ("true", "false")
-ROUNDS = len(TYPE_ARGUMENTS)
+ROUNDS = len(INTEGER_ARGUMENTS)
+POINTER_ROUNDS = 3  # iterator fallbacks: int *, unsigned int *, float *
+MAX_FALLBACKS = 96  # per template: each is a probe NVRTC compiles
+MAX_CLASSES = 12  # class types tried for a type parameter
+MAX_FUNCTION_OBJECTS = 2  # function objects tried beside each class type
 _INTEGER_TYPES = re.compile(
     r"(?:(?:un)?signed\s+)?(?:char|short|int|long|long\s+long)(?:\s+int)?|unsigned|"
     r"(?:::)?(?:std::|cuda::std::)?u?int(?:8|16|32|64)_t|(?:::)?(?:std::|cuda::std::)?size_t"
@@ -40,23 +52,77 @@ PROBE_HELPERS = "template <class T> __device__ T &&nbi_probe_value();"
 
 
 class TemplateProbe(NamedTuple):
-    """The candidate instances of one template declaration, tried in order."""
+    """The candidate instances of one template declaration, tried in order; ``fallbacks`` only
+    when none of ``candidates`` compiles."""
 
     kind: str  # the coverage decision's kind: "function template", "class template", ...
     what: str  # the decision's name (several overloads of a function template share one)
     candidates: tuple[tuple[str, str], ...]  # (template-id, C++ statement that uses it)
+    fallbacks: tuple[tuple[str, str], ...] = ()
+
+
+class ClassTypes(NamedTuple):
+    """The module's class types a fallback may give a type parameter, spelled for C++."""
+
+    classes: tuple[str, ...]  # structs and class template specializations it binds
+    function_objects: tuple[str, ...]  # instances of its class templates with operator()
 
 
 def template_probes(planned: Any) -> tuple[TemplateProbe, ...]:
     """The probes of a planned module's function, class and alias templates."""
+    types_ = module_class_types(planned)
     probes = []
     for row in planned.function_templates:
-        probes.append(TemplateProbe("function template", row.qual_name, _function_uses(row)))
+        probes.append(
+            TemplateProbe(
+                "function template",
+                row.qual_name,
+                _function_uses(row, _plain_rounds(row.params)),
+                _function_uses(row, _fallback_arguments(row, types_)),
+            )
+        )
     for row in planned.class_templates:
-        probes.append(TemplateProbe("class template", row.qual_name, _type_uses(row)))
+        probes.append(
+            TemplateProbe(
+                "class template",
+                row.qual_name,
+                _type_uses(row, _plain_rounds(row.params)),
+                _type_uses(row, _fallback_arguments(row, types_)),
+            )
+        )
     for row in planned.alias_templates:
-        probes.append(TemplateProbe("alias template", row.qual_name, _type_uses(row)))
+        probes.append(
+            TemplateProbe(
+                "alias template", row.qual_name, _type_uses(row, _plain_rounds(row.params))
+            )
+        )
     return tuple(probes)
+
+
+def module_class_types(planned: Any) -> ClassTypes:
+    """The class types ``planned`` binds, at most MAX_CLASSES: its structs (nested ones aside),
+    then the specializations of its class templates, those with data before empty ones (traits,
+    tags); and the function objects its class templates make (an instance of their plain
+    arguments: ``plus<int>``)."""
+    nested = getattr(planned, "nested", set())
+    specializations = {i for t in planned.class_templates for _args, i in t.specializations}
+    ranked = sorted(
+        (index in specializations, row.sizeof <= 1, index, _global(row.qual_name))
+        for index, (row, _body) in enumerate(planned.structs)
+        if index not in nested
+    )
+    classes = tuple(dict.fromkeys(spelling for *_rank, spelling in ranked))[:MAX_CLASSES]
+    function_objects = []
+    for row in planned.class_templates:
+        if any(member.name == "__call__" for member in row.members):
+            arguments = representative_arguments(row.params, 0)
+            if arguments is not None:
+                function_objects.append(template_id(row.qual_name, arguments))
+    return ClassTypes(classes, tuple(function_objects[:MAX_FUNCTION_OBJECTS]))
+
+
+def _global(qual_name: str) -> str:
+    return qual_name if qual_name.startswith("::") else f"::{qual_name}"
 
 
 def probe_function(name: str, statement: str) -> str:
@@ -71,7 +137,7 @@ def representative_arguments(params: Sequence[Any], round_: int) -> list[str] | 
     arguments = []
     for param in params[:needed]:
         if param.kind == TYPE_PARAMETER:
-            arguments.append(TYPE_ARGUMENTS[round_])
+            arguments.append(TYPE_ARGUMENTS[round_ % len(TYPE_ARGUMENTS)])
             continue
         value_type = " ".join(param.value_type.replace("const", "").split())
         if value_type == "bool":
@@ -83,6 +149,52 @@ def representative_arguments(params: Sequence[Any], round_: int) -> list[str] | 
         else:
             return None
     return arguments
+
+
+def _plain_rounds(params: Sequence[Any]) -> list[list[str]]:
+    rounds = []
+    for round_ in range(ROUNDS):
+        arguments = representative_arguments(params, round_)
+        if arguments is None:
+            break
+        rounds.append(arguments)
+    return rounds
+
+
+def _fallback_arguments(row: Any, types_: ClassTypes) -> list[list[str]]:
+    """The fallback argument lists of a function or class template (see the module
+    docstring), at most MAX_FALLBACKS."""
+    base = representative_arguments(row.params, 0)
+    if base is None:
+        return []
+    open_types = [i for i, p in enumerate(row.params[: len(base)]) if p.kind == TYPE_PARAMETER]
+    callable_row = getattr(row, "callable", None)
+    if callable_row is not None:
+        # A function template: the type parameters that are a parameter's whole type.
+        whole = {t.pattern[1] for _n, t, _d in callable_row.params if t.pattern[0] == "param"}
+        open_types = [i for i in open_types if i in whole]
+    found: list[list[str]] = []
+    if callable_row is not None:
+        for round_ in range(POINTER_ROUNDS):
+            arguments = representative_arguments(row.params, round_)
+            if arguments is not None and open_types:
+                found.append([f"{a} *" if i in open_types else a for i, a in enumerate(arguments)])
+    objects = types_.function_objects
+    for index in open_types:
+        for class_type in (*types_.classes, *objects):
+            found.append(_with(base, {index: class_type}))
+    if len(open_types) >= 2:
+        # A class and a function object (C++ writes the function object last).
+        last = open_types[-1]
+        for function_object in objects:
+            for index in open_types[:-1]:
+                for class_type in types_.classes:
+                    found.append(_with(base, {index: class_type, last: function_object}))
+    return found[:MAX_FALLBACKS]
+
+
+def _with(arguments: list[str], replaced: dict[int, str]) -> list[str]:
+    return [replaced.get(i, a) for i, a in enumerate(arguments)]
 
 
 def template_id(qual_name: str, arguments: Sequence[str]) -> str:
@@ -98,12 +210,9 @@ def _substitute(spelling: str, arguments: Sequence[str]) -> str | None:
         return None  # names a parameter left to its default: not written out here
 
 
-def _function_uses(row: Any) -> tuple[tuple[str, str], ...]:
+def _function_uses(row: Any, rounds: list[list[str]]) -> tuple[tuple[str, str], ...]:
     uses = []
-    for round_ in range(ROUNDS):
-        arguments = representative_arguments(row.params, round_)
-        if arguments is None:
-            break
+    for arguments in rounds:
         values = []
         for _name, param_type, _has_default in row.callable.params:
             spelling = _substitute(param_type.spelling, arguments)
@@ -116,12 +225,9 @@ def _function_uses(row: Any) -> tuple[tuple[str, str], ...]:
     return _distinct(uses)
 
 
-def _type_uses(row: Any) -> tuple[tuple[str, str], ...]:
+def _type_uses(row: Any, rounds: list[list[str]]) -> tuple[tuple[str, str], ...]:
     uses = []
-    for round_ in range(ROUNDS):
-        arguments = representative_arguments(row.params, round_)
-        if arguments is None:
-            break
+    for arguments in rounds:
         instance = template_id(row.qual_name, arguments)
         uses.append((instance, f"(void)sizeof({instance});"))
     return _distinct(uses)

@@ -209,6 +209,10 @@ class Deduction:
         actual = types.unliteral(actual)
         kind = pattern[0]
         if kind == "param":
+            if isinstance(actual, types.Array):
+                # An array decays to a pointer to its elements (an iterator: CUB's
+                # LoadDirectBlocked(tid, InputIteratorT, items)), as C++ arrays do.
+                actual = types.CPointer(actual.dtype)
             try:
                 self.bind(pattern[1], type_argument(actual))
             except NoCxxSpelling as exc:
