@@ -5,8 +5,8 @@ The candidates go into units of at most ``PROBES_PER_UNIT`` probes, which NVRTC 
 compiles shims: probes it rejects are left out and the rest compiled again. (One unit of every
 probe of a big header is what NVRTC's memory and time grow faster than linearly with: 2.8 GB
 for a 6.5 MB header; bounded units keep both linear.) A template's instance is
-its first candidate that compiled (its fallbacks are tried, in a second pass, only when none of
-its candidates did); a template none of whose candidates compiled counts as not bound, with the
+its first candidate that compiled (its fallbacks are tried, in stages, only when none of its
+candidates did); a template none of whose candidates compiled counts as not bound, with the
 compiler's first message about its first candidate.
 
 The shim compiler (``numbast_import.shim_compiler``) pins each error to its probe, as it does
@@ -18,6 +18,7 @@ that names none is pinned by compiling halves.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from functools import partial
 from typing import NamedTuple
@@ -28,6 +29,10 @@ logger = logging.getLogger(__name__)
 
 # Probes per NVRTC program: each unit costs a compile of the header, so units stay large.
 PROBES_PER_UNIT = 2000
+# Fallbacks are tried in stages, the first few of each template first: a template's later ones
+# only when its earlier ones failed. Each probe that fails costs NVRTC errors, and NVRTC stops at
+# 100 errors a compile: another compile of the header for every ~25 probes that fail.
+FALLBACK_STAGES = (3, 24)
 
 
 class ProbeOutcome(NamedTuple):
@@ -56,19 +61,23 @@ def compile_template_probes(
         nvrtc_options=nvrtc_options,
     )
     outcomes = compile_([(p, p.candidates) for p in probes])
-    retried = [
-        (probe, probe.fallbacks)
-        for probe in probes
-        if probe.fallbacks and outcomes.get((probe.kind, probe.what), _NONE).instance is None
-    ]
-    for key, outcome in compile_(retried).items():
-        before = outcomes.get(key)
-        if before is None:
-            outcomes[key] = outcome
-        else:
-            outcomes[key] = outcome._replace(
-                tried=before.tried + outcome.tried, error=before.error if outcome.error else ""
-            )
+    done = 0
+    for stage in FALLBACK_STAGES:
+        retried = [
+            (probe, probe.fallbacks[done:stage])
+            for probe in probes
+            if probe.fallbacks[done:stage]
+            and outcomes.get((probe.kind, probe.what), _NONE).instance is None
+        ]
+        done = stage
+        for key, outcome in compile_(retried).items():
+            before = outcomes.get(key)
+            if before is None:
+                outcomes[key] = outcome
+            else:
+                outcomes[key] = outcome._replace(
+                    tried=before.tried + outcome.tried, error=before.error if outcome.error else ""
+                )
     return outcomes
 
 
@@ -98,9 +107,15 @@ def _first_compiled(
     if not units:
         return {}
     verdicts: dict[str, str | None] = {}
+    started = time.perf_counter()
     for start in range(0, len(units), PROBES_PER_UNIT):
         chunk = units[start : start + PROBES_PER_UNIT]
         verdicts.update(_compile(chunk, preamble, name, arch, include_dirs, nvrtc_options))
+    logger.info(
+        "%s: %d template probes of %d templates compiled in %.1f s (%d rejected)",
+        name, len(units), len(tried), time.perf_counter() - started,
+        sum(v is not None for v in verdicts.values()),
+    )  # fmt: skip
     found: dict[tuple[str, str], str] = {}
     errors: dict[tuple[str, str], str] = {}
     for function, _text in units:  # in candidate order: the first that compiled wins

@@ -4,7 +4,7 @@ A template row says only that a template was planned; whether any instance of it
 known once the compiler tries one. So coverage counts a function, class or alias template as
 bound only when a *probe*, one representative instantiation, compiles: every template
 parameter without a default gets a plain argument (``int``, then ``unsigned int``, ``float``,
-... for types; 1, 2, 4, ... 64, 128 for integers; ``true`` / ``false``; 0 for an enum), trailing
+... for types; 1, 2, 4, ... for integers; ``true`` / ``false``; 0 for an enum), trailing
 defaulted ones take their defaults, and the instance is used the way a kernel would use it: a
 function template is called with values of its parameter types (its body is instantiated), a
 class or alias template's instance has its size taken (its layout is made). Each probe is an
@@ -12,8 +12,9 @@ class or alias template's instance has its size taken (its layout is made). Each
 compiler's rejection of one probe names it (``numbast_import.template_coverage`` tries the
 candidates round by round).
 
-Templates none of whose plain candidates compile get *fallbacks*, arguments of the kinds a
-kernel passes besides numbers, tried in a second unit: a pointer for a type parameter that is a
+Templates none of whose plain candidates compile get *fallbacks*, tried in a second unit:
+larger sizes (32, 64, 128) for integer parameters, and arguments of the kinds a kernel passes
+besides numbers: a pointer for a type parameter that is a
 function parameter's whole type (an iterator: CUB's ``LoadDirectBlocked(tid, InputIteratorT,
 T (&)[N])``), and the module's own class types (its structs, and instances of its class
 templates with a call operator, function objects) where a parameter takes a class (cooperative
@@ -29,16 +30,16 @@ from typing import Any, NamedTuple
 
 from numbast.core.rows import TYPE_PARAMETER
 
-# Round r gives every type parameter TYPE_ARGUMENTS[r % 6] and every integer one
-# INTEGER_ARGUMENTS[r]: the later rounds are sizes some templates insist on (cooperative groups'
-# multi-warp tiles take 64 to 512 threads).
+# Round r gives every type parameter TYPE_ARGUMENTS[r] and every integer one INTEGER_ARGUMENTS[r].
 TYPE_ARGUMENTS = ("int", "unsigned int", "float", "double", "long long", "unsigned long long")
-INTEGER_ARGUMENTS = ("1", "2", "4", "8", "3", "16", "32", "64", "128")
+INTEGER_ARGUMENTS = ("1", "2", "4", "8", "3", "16")
 BOOL_ARGUMENTS = ("true", "false")
-ROUNDS = len(INTEGER_ARGUMENTS)
-POINTER_ROUNDS = 3  # iterator fallbacks: int *, unsigned int *, float *
-MAX_FALLBACKS = 96  # per template: each is a probe NVRTC compiles
-MAX_CLASSES = 12  # class types tried for a type parameter
+ROUNDS = len(TYPE_ARGUMENTS)
+# Sizes some templates insist on, tried as fallbacks (cooperative groups' multi-warp tiles take
+# 64 to 512 threads).
+LARGE_SIZES = ("32", "64", "128")
+MAX_FALLBACKS = 24  # per template: each is a probe NVRTC compiles
+MAX_CLASSES = 6  # class types tried for a type parameter
 MAX_FUNCTION_OBJECTS = 2  # function objects tried beside each class type
 _INTEGER_TYPES = re.compile(
     r"(?:(?:un)?signed\s+)?(?:char|short|int|long|long\s+long)(?:\s+int)?|unsigned|"
@@ -137,7 +138,7 @@ def representative_arguments(params: Sequence[Any], round_: int) -> list[str] | 
     arguments = []
     for param in params[:needed]:
         if param.kind == TYPE_PARAMETER:
-            arguments.append(TYPE_ARGUMENTS[round_ % len(TYPE_ARGUMENTS)])
+            arguments.append(TYPE_ARGUMENTS[round_])
             continue
         value_type = " ".join(param.value_type.replace("const", "").split())
         if value_type == "bool":
@@ -163,33 +164,41 @@ def _plain_rounds(params: Sequence[Any]) -> list[list[str]]:
 
 def _fallback_arguments(row: Any, types_: ClassTypes) -> list[list[str]]:
     """The fallback argument lists of a function or class template (see the module
-    docstring), at most MAX_FALLBACKS."""
+    docstring), most likely first, at most MAX_FALLBACKS (each that fails costs NVRTC errors,
+    and NVRTC stops at 100 a compile)."""
     base = representative_arguments(row.params, 0)
     if base is None:
         return []
     open_types = [i for i, p in enumerate(row.params[: len(base)]) if p.kind == TYPE_PARAMETER]
     callable_row = getattr(row, "callable", None)
-    if callable_row is not None:
-        # A function template: the type parameters that are a parameter's whole type.
-        whole = {t.pattern[1] for _n, t, _d in callable_row.params if t.pattern[0] == "param"}
-        open_types = [i for i in open_types if i in whole]
+    sizes = [
+        i
+        for i, p in enumerate(row.params[: len(base)])
+        if p.kind != TYPE_PARAMETER and base[i] == INTEGER_ARGUMENTS[0]
+    ]
+    larger = [_with(base, dict.fromkeys(sizes, size)) for size in LARGE_SIZES] if sizes else []
     found: list[list[str]] = []
     if callable_row is not None:
-        for round_ in range(POINTER_ROUNDS):
-            arguments = representative_arguments(row.params, round_)
-            if arguments is not None and open_types:
-                found.append([f"{a} *" if i in open_types else a for i, a in enumerate(arguments)])
+        # A function template: the type parameters that are a parameter's whole type; an
+        # iterator among them is most often a pointer.
+        whole = {t.pattern[1] for _n, t, _d in callable_row.params if t.pattern[0] == "param"}
+        open_types = [i for i in open_types if i in whole]
+        if open_types:
+            found.append([f"{a} *" if i in open_types else a for i, a in enumerate(base)])
     objects = types_.function_objects
-    for index in open_types:
-        for class_type in (*types_.classes, *objects):
+    for position, index in enumerate(open_types):
+        last = position == len(open_types) - 1
+        for class_type in (*types_.classes, *(objects if last else ())):
             found.append(_with(base, {index: class_type}))
-    if len(open_types) >= 2:
-        # A class and a function object (C++ writes the function object last).
-        last = open_types[-1]
-        for function_object in objects:
-            for index in open_types[:-1]:
+        if position == 0:
+            found += larger
+        if not last:
+            # A class and a function object (C++ writes the function object last).
+            for function_object in objects:
                 for class_type in types_.classes:
-                    found.append(_with(base, {index: class_type, last: function_object}))
+                    found.append(_with(base, {index: class_type, open_types[-1]: function_object}))
+    if not open_types:
+        found += larger
     return found[:MAX_FALLBACKS]
 
 
