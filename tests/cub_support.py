@@ -163,6 +163,31 @@ def load_store_kernel(cub, algorithm: str):
     return kernel
 
 
+def direct_functions_kernel(cub):
+    """CUB's free function templates LoadDirectBlocked and StoreDirectStriped (an iterator and
+    an array reference ``T (&)[ITEMS]``): each item plus one, stored striped."""
+    from numbast import element_pointer
+
+    load = cub.LoadDirectBlocked[types.int32, ITEMS]  # <InputT, ITEMS_PER_THREAD>, iterator deduced
+    store = cub.StoreDirectStriped[THREADS, types.int32, ITEMS]
+
+    def kernel(source, out):
+        items = cuda.local.array(ITEMS, types.int32)
+        offset = cuda.blockIdx.x * THREADS * ITEMS
+        load(cuda.threadIdx.x, element_pointer(source, offset), items)
+        for k in range(ITEMS):
+            items[k] += 1
+        store(cuda.threadIdx.x, element_pointer(out, offset), items)
+
+    return kernel
+
+
+def direct_functions_expected(values: np.ndarray) -> np.ndarray:
+    """Thread t holds items t * ITEMS .. of its block and stores item k at k * THREADS + t."""
+    blocks = values.reshape(-1, THREADS, ITEMS) + 1
+    return blocks.transpose(0, 2, 1).reshape(-1)
+
+
 def sort_kernel(cub, key_type):
     """BlockRadixSort of THREADS * ITEMS keys per block, in a blocked arrangement."""
     Sort = cub.BlockRadixSort[key_type, THREADS, ITEMS]

@@ -227,6 +227,24 @@ def block_sync_expected(values: np.ndarray) -> np.ndarray:
     return np.roll(blocks, -1, axis=1).reshape(-1)
 
 
+def group_functions_kernel(cg):
+    """The free function templates over any group, which coverage binds through the module's
+    own class types: thread_rank(g), group_size(g), sync(g) on a thread_block."""
+
+    this_thread_block, thread_rank = cg.this_thread_block, cg.thread_rank
+    group_size, sync = cg.group_size, cg.sync
+
+    def kernel(values, out):
+        block = this_thread_block()
+        shared = cuda.shared.array(CG_THREADS, types.float32)
+        rank = thread_rank(block)
+        shared[rank] = values[cuda.blockIdx.x * CG_THREADS + rank]
+        sync(block)
+        out[cuda.blockIdx.x * CG_THREADS + rank] = shared[(rank + 1) % group_size(block)]
+
+    return kernel
+
+
 def tile_reduce_kernel(cg):
     """A tiled-partition reduction: tiled_partition<32>(block), then cg::reduce over each tile
     with cg::plus<int>."""
@@ -350,6 +368,7 @@ WORKED: dict[str, dict[str, tuple[Callable, tuple]]] = {
     COOPERATIVE_GROUPS.name: {
         "block_sync": (block_sync_kernel, (F32, F32)),
         "tile_reduce": (tile_reduce_kernel, (I32, I32)),
+        "group_functions": (group_functions_kernel, (F32, F32)),
     },
     CUTLASS_NUMERIC.name: {
         "half": (half_kernel, (F32, F32)),

@@ -2,9 +2,9 @@
 includes with the CCCL headers retained, then BlockReduce (Sum, Reduce with cuda::maximum),
 BlockScan (InclusiveSum, ExclusiveSum), WarpReduce (Sum), BlockLoad / BlockStore (direct and
 warp-transpose) and BlockRadixSort (int32 and float32 keys), each with its TempStorage in shared
-memory. One import serves every test (the first builds the module and the instances, once); one
-kernel using every primitive links to an sm_90 cubin; the GPU tests check each against NumPy.
-"""
+memory, and the free LoadDirectBlocked / StoreDirectStriped (an iterator, an array reference).
+One import serves every test (the first builds the module and the instances, once); one kernel
+using every primitive links to an sm_90 cubin; the GPU tests check each against NumPy."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from cub_support import (
     ITEMS,
     THREADS,
     WARPS,
+    direct_functions_expected,
+    direct_functions_kernel,
     load_store_kernel,
     reduce_expected,
     reduce_kernel,
@@ -72,6 +74,8 @@ def every_primitive_kernel(cub):
     StoreDirect, StoreTranspose = stores
     SortInts = cub.BlockRadixSort[types.int32, THREADS, ITEMS]
     SortFloats = cub.BlockRadixSort[types.float32, THREADS, ITEMS]
+    load_blocked = cub.LoadDirectBlocked[types.int32, ITEMS]
+    store_striped = cub.StoreDirectStriped[THREADS, types.int32, ITEMS]
 
     def kernel(ints, floats, out):
         i = cuda.threadIdx.x
@@ -97,6 +101,8 @@ def every_primitive_kernel(cub):
         float_sort = cuda.shared.array(1, SortFloats.TempStorage)
         SortFloats(float_sort).Sort(keys)
         out[3] = items[0] + np.int32(keys[0])
+        load_blocked(i, ints, items)  # free function templates: an array as the iterator
+        store_striped(i, element_pointer(ints, 0), items)
 
     return kernel
 
@@ -153,6 +159,14 @@ def test_block_load_and_store(cub, algorithm):
     out = cuda.device_array(values.size, dtype=np.int32)
     cuda.jit(load_store_kernel(cub, algorithm))[BLOCKS, THREADS](cuda.to_device(values), out)
     np.testing.assert_array_equal(out.copy_to_host(), values + 1)
+
+
+@pytest.mark.gpu
+def test_load_direct_blocked_and_store_direct_striped(cub):
+    values = _random_ints(BLOCKS * THREADS * ITEMS, 6)
+    out = cuda.device_array(values.size, dtype=np.int32)
+    cuda.jit(direct_functions_kernel(cub))[BLOCKS, THREADS](cuda.to_device(values), out)
+    np.testing.assert_array_equal(out.copy_to_host(), direct_functions_expected(values))
 
 
 @pytest.mark.gpu

@@ -92,6 +92,15 @@ def test_host_only_declarations_are_never_bound(libcudacxx):
     assert {"cuda::std::operator<<", "cuda::std::operator>>"} <= {i["what"] for i in host_only}
 
 
+def test_group_function_templates_count_as_bound_with_a_group_instance(cg):
+    """sync, thread_rank and group_size take any group (``const TyGroup &``): no int instance
+    compiles, one of the module's groups does, and coverage reports it."""
+    templates = coverage_kinds(cg)["function template"]
+    for name in ("sync", "thread_rank", "group_size", "reduce"):
+        (instance,) = [v for k, v in templates["instances"].items() if k.endswith(f"::{name}")]
+        assert "_group" in instance or "thread_block" in instance, instance
+
+
 # -- GPU: the numbers --------------------------------------------------------------------------
 
 
@@ -130,6 +139,13 @@ def test_limits_numbers(libcudacxx):
 def test_block_sync_numbers(cg):
     values = np.arange(4 * ex.CG_THREADS, dtype=np.float32)
     _, out = _run(ex.block_sync_kernel(cg), 4, ex.CG_THREADS, values, np.zeros_like(values))
+    np.testing.assert_array_equal(out, ex.block_sync_expected(values))
+
+
+@pytest.mark.gpu
+def test_group_functions_numbers(cg):
+    values = np.arange(4 * ex.CG_THREADS, dtype=np.float32) * 0.5
+    _, out = _run(ex.group_functions_kernel(cg), 4, ex.CG_THREADS, values, np.zeros_like(values))
     np.testing.assert_array_equal(out, ex.block_sync_expected(values))
 
 
