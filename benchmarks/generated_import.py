@@ -13,9 +13,13 @@ headers have; 8000 blocks is about 6 MB). Each size is imported cold in a fresh 
 - ``total``: the whole ``import`` statement (also storing the entry and running the module);
 - ``peak``: the process's peak resident memory (VmHWM), after each stage and at the end;
 
-then a warm import of the same header in another fresh process.
+then a warm import of the same header in another fresh process. ``--reference CHECKOUT``
+measures another checkout of this repository too (its ``src`` and root first on PYTHONPATH),
+interleaved run by run, so that a change is judged against the code before it on one machine
+at one time (medians of ``--runs``; a small header, ``--blocks 20``, for the cost of a cold
+import of an everyday header).
 
-    python benchmarks/generated_import.py [--blocks 1700,3400,6800] [--runs 1]
+    python benchmarks/generated_import.py [--blocks 1700,3400,6800] [--runs 1] [--reference DIR]
 """
 
 from __future__ import annotations
@@ -78,8 +82,10 @@ print(json.dumps({"total": time.perf_counter() - start}))
 """
 
 
-def run(code: str, project: Path, cache: Path) -> dict:
+def run(code: str, project: Path, cache: Path, tree: Path | None = None) -> dict:
     env = {**os.environ, "NUMBAST_CACHE_DIR": str(cache), "NUMBAST_IMPORT_ARCH": "sm_90"}
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), str(tree)])
     env["NUMBAST_IMPORT_QUIET"] = "1"
     env.pop("NUMBAST_CACHE_PATH", None)
     done = subprocess.run(
@@ -90,7 +96,7 @@ def run(code: str, project: Path, cache: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def measure(blocks: int, runs: int) -> dict:
+def measure(blocks: int, runs: int, tree: Path | None = None) -> dict:
     results, warm = [], []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
@@ -101,13 +107,14 @@ def measure(blocks: int, runs: int) -> dict:
                 'big = "big.cuh"\n'
             )
             size = header.stat().st_size
-            results.append(run(PROBE, project, project / "cache"))
-            warm.append(run(WARM, project, project / "cache")["total"])
+            results.append(run(PROBE, project, project / "cache", tree))
+            warm.append(run(WARM, project, project / "cache", tree)["total"])
     stages = {
         stage: statistics.median(r["stages"].get(stage, 0.0) for r in results)
         for stage in ("parse", "plan+render", "shims", "probes")
     }
     return {
+        "tree": "this" if tree is None else str(tree),
         "blocks": blocks,
         "megabytes": round(size / 1e6, 2),
         "names": results[0]["names"],
@@ -119,20 +126,42 @@ def measure(blocks: int, runs: int) -> dict:
     }
 
 
+def _median_row(measured: list[dict]) -> dict:
+    """One row of runs measured alike: medians of the times, the largest peak."""
+    row = dict(measured[0])
+    row["stages_s"] = {
+        stage: round(statistics.median(m["stages_s"][stage] for m in measured), 2)
+        for stage in row["stages_s"]
+    }
+    for name in ("total_s", "warm_s"):
+        row[name] = round(statistics.median(m[name] for m in measured), 3)
+    row["peak_mb"] = max(m["peak_mb"] for m in measured)
+    row["runs"] = len(measured)
+    return row
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--blocks", default="1700,3400,6800", help="sizes, comma-separated")
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--reference", type=Path, help="another checkout, measured alike")
     options = parser.parse_args(argv)
-    rows = [measure(int(b), options.runs) for b in options.blocks.split(",")]
+    trees = [None] if options.reference is None else [None, options.reference.resolve()]
+    rows = []
+    for blocks in options.blocks.split(","):
+        by_tree: dict = {tree: [] for tree in trees}
+        for _ in range(options.runs):  # interleaved: load changes alike for both
+            for tree in trees:
+                by_tree[tree].append(measure(int(blocks), 1, tree))
+        rows += [_median_row(measured) for measured in by_tree.values()]
     print(json.dumps(rows, indent=1))
-    print(f"{'blocks':>7} {'MB':>5} {'parse':>7} {'plan+r':>7} {'shims':>7} {'probes':>7} "
-          f"{'total':>7} {'ms/blk':>7} {'peak MB':>8} {'warm':>6}")  # fmt: skip
+    print(f"{'tree':>6} {'blocks':>7} {'MB':>5} {'parse':>7} {'plan+r':>7} {'shims':>7} "
+          f"{'probes':>7} {'total':>7} {'ms/blk':>7} {'peak MB':>8} {'warm':>6}")  # fmt: skip
     for row in rows:
         s = row["stages_s"]
         print(
-            f"{row['blocks']:>7} {row['megabytes']:>5} {s['parse']:>7} {s['plan+render']:>7} "
-            f"{s['shims']:>7} {s['probes']:>7} {row['total_s']:>7} "
+            f"{row['tree'][-6:]:>6} {row['blocks']:>7} {row['megabytes']:>5} {s['parse']:>7} "
+            f"{s['plan+render']:>7} {s['shims']:>7} {s['probes']:>7} {row['total_s']:>7} "
             f"{1000 * row['total_s'] / row['blocks']:>7.2f} {row['peak_mb']:>8} "
             f"{row['warm_s']:>6}"
         )

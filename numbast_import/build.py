@@ -84,6 +84,7 @@ def generate(
     shims. ``entry_dir`` is where the entry will be (None: in memory only); ``progress`` is
     told each stage (numbast_import.progress)."""
     from ast_canopy.cache import is_parser_file
+    from numbast_import.free_memory import release_free_memory
     from numbast_import.shim_compiler import ShimCompileError
     from numbast_import.shim_units import ShimStore, compile_module_shims
 
@@ -106,6 +107,7 @@ def generate(
         source = rendered.source
         filename = bindings_filename(entry_dir, module_name)
         code = compile(source, filename, "exec")
+        release_free_memory()  # the parse's and compile()'s: NVRTC's peak comes next
         preamble = rendered.preamble
         if preamble is None:
             preamble = _evaluated_preamble(config, mapping, module_name, filename)

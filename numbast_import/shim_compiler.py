@@ -77,10 +77,14 @@ def compile_shims_to_ltoir(
     NVRTC's precompiled preamble to use (``numbast_import.shim_units``). Raises
     ShimCompileError when the header itself does not compile."""
     from numbast.core.nvrtc import unit_options
+    from numbast_import.free_memory import release_free_memory
 
     options = unit_options(arch, lto=True, user_dirs=include_dirs, extra=nvrtc_options)
-    with _Compiler(preamble, name, options, precompiled_header) as compiler:
-        return _compile_rounds(compiler, shims, on_round)
+    try:
+        with _Compiler(preamble, name, options, precompiled_header) as compiler:
+            return _compile_rounds(compiler, shims, on_round)
+    finally:
+        release_free_memory()  # NVRTC's, so that the next compile's peak does not stack on it
 
 
 def _compile_rounds(

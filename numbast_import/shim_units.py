@@ -258,6 +258,7 @@ class _UnitBuilder:
 
     def _header_alone(self, create_pch: str | None = None) -> str:
         from numbast.core.nvrtc import NvrtcError, compile_unit, unit_options
+        from numbast_import.free_memory import release_free_memory
         from numbast_import.shim_compiler import _Compiler, shim_unit
 
         options = unit_options(
@@ -272,6 +273,8 @@ class _UnitBuilder:
         except NvrtcError as exc:
             compiler = _Compiler(self.preamble, self.name, options)
             raise compiler.header_error(exc.log, "the header does not compile") from None
+        finally:
+            release_free_memory()  # NVRTC's (see numbast_import.free_memory)
 
     def precompile(self, context: str) -> str | None:
         """Find or make NVRTC's precompiled preamble, where this NVRTC can; returns the PTX of
@@ -288,6 +291,10 @@ class _UnitBuilder:
         scratch = Path(tempfile.mkdtemp(prefix="numbast-pch-"))
         try:
             ptx = self._header_alone(create_pch=str(scratch / PRELUDE))
+            if _OWN_SYMBOL.search(ptx):
+                # The shims stay one unit, which never uses it: not kept (it is about 25 times
+                # the header's size: 178 MB for a 1.6 MB header, read whole to be stored).
+                return ptx
             data = (scratch / PRELUDE).read_bytes()
         except OSError as exc:  # NVRTC made none (a full disk)
             logger.info("%s: no precompiled preamble (%s)", self.name, exc)
