@@ -266,9 +266,10 @@ def test_the_import_systems_code_that_shapes_an_entry_is_part_of_its_key(copy_of
             reached.add(module)
             todo += [m for m in graph[module] if m.startswith("numbast_import.")]
     # The store (its layout is FORMAT_VERSION's), error messages, the progress line, the
-    # package version (a key component of its own).
+    # package version (a key component of its own), handing freed memory back.
     shaping = {m for m in reached if not m.startswith("numbast_import.cache.")}
     shaping -= {"numbast_import.errors", "numbast_import.progress", "numbast_import.version"}
+    shaping -= {"numbast_import.free_memory"}
     listed = {
         "numbast_import." + p.removesuffix(".py").replace("/", ".") for p in ENTRY_SHAPING_MODULES
     }
