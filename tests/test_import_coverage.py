@@ -22,16 +22,17 @@ def test_coverage_counts_every_outcome_with_its_reason(tmp_path):
     functions, operators = data["kinds"]["function"], data["kinds"]["operator"]
     assert (functions["found"], functions["bound"]) == (4, 1)
     assert (functions["skipped"], functions["excluded"], functions["host_only"]) == (1, 1, 1)
-    assert (operators["found"], operators["skipped"]) == (1, 1)
+    assert (operators["found"], operators["excluded"]) == (1, 1)  # Python has no ++
     reasons = {item["what"]: item for item in functions["not_bound"] + operators["not_bound"]}
     assert "function pointer" in reasons["apply(int (*)(int), int)"]["reason"]
     assert reasons["helper_excluded(int)"]["reason"] == "Exclude: Function"
     assert reasons["host_only(int)"]["outcome"] == "host_only"
-    assert "no Python counterpart" in reasons["operator++(Vec2 &)"]["reason"]
+    assert reasons["operator++(Vec2 &)"]["outcome"] == "excluded"
+    assert "Python has no increment operator" in reasons["operator++(Vec2 &)"]["reason"]
     assert reasons["operator++(Vec2 &)"]["where"] == "coverage.cuh:10"
     assert data["kinds"]["struct"]["bound"] == 1
-    # dot bound; apply and operator++ not: excluded and host-only ones are not counted.
-    assert data["device_functions"] == {"found": 3, "bound": 1, "percent": 33.3}
+    # dot bound; apply not; excluded (operator++ too) and host-only ones are not counted.
+    assert data["device_functions"] == {"found": 2, "bound": 1, "percent": 50.0}
 
     # Templates: bound only where a representative instance compiled, which is reported.
     function_templates = data["kinds"]["function template"]
@@ -44,16 +45,16 @@ def test_coverage_counts_every_outcome_with_its_reason(tmp_path):
     assert class_templates["instances"] == {"Buf": "::Buf<int, 1>"}
     (broken,) = class_templates["not_bound"]
     assert broken["what"] == "Broken" and "never instantiable" in broken["reason"]
-    # The headline counts every kind a kernel can call: dot; apply and operator++ skipped;
-    # twice and halve; never; Buf; Broken; Vec2's members.
+    # The headline counts every kind a kernel can call: dot; apply skipped; twice and halve;
+    # never; Buf; Broken; Vec2's members.
     methods = data["kinds"].get("method", {"found": 0, "bound": 0})
-    assert data["device_callables"]["found"] == 3 + 3 + 2 + methods["found"]
+    assert data["device_callables"]["found"] == 2 + 3 + 2 + methods["found"]
     assert data["device_callables"]["bound"] == 1 + 2 + 1 + methods["bound"]
 
     text = cli(project, cache, "coverage", "cuda_headers.cov")  # the entry exists now
     assert text.returncode == 0, text.stderr
     assert "generating" not in text.stderr
-    assert "free functions and operators: 1 of 3 bound (33.3%" in text.stdout
+    assert "free functions and operators: 1 of 2 bound (50.0%" in text.stdout
     assert "function template halve: bound (an instance compiles: ::halve<float>)" in text.stdout
     assert "apply(int (*)(int), int) (coverage.cuh:11):" in text.stdout
 

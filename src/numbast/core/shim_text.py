@@ -116,14 +116,19 @@ def conversion_body(target_type: str) -> str:
 
 def operator_body(symbol: str, params: Sequence[ShimParam], returns_value: bool) -> str:
     """Spell the operator as an expression, so free, member and friend operators all resolve."""
-    args = [p.argument(i) for i, p in enumerate(params)]
-    if len(args) == 1:
-        expression = f"{symbol}{args[0]}"
-    elif len(args) == 2:
-        expression = f"{args[0]} {symbol} {args[1]}"
-    else:
-        raise ValueError(f"operator{symbol} with {len(args)} operands cannot be spelled")
+    expression = operator_expression(symbol, [p.argument(i) for i, p in enumerate(params)])
     return store_result(expression) if returns_value else f"{expression};"
+
+
+def operator_expression(symbol: str, operands: Sequence[str]) -> str:
+    """C++'s expression applying operator ``symbol`` to ``operands`` (``a[i]`` for ``[]``)."""
+    if symbol == "[]" and len(operands) == 2:
+        return f"{operands[0]}[{operands[1]}]"
+    if len(operands) == 1:
+        return f"{symbol}{operands[0]}"
+    if len(operands) == 2:
+        return f"{operands[0]} {symbol} {operands[1]}"
+    raise ValueError(f"operator{symbol} with {len(operands)} operands cannot be spelled")
 
 
 def shim_preamble(include: str, macros: Sequence[str] = ()) -> str:

@@ -53,7 +53,7 @@ from numbast.planning.diagnostics import BindingError
 from numbast.planning.implicit_constructors import implicit_constructors
 from numbast.planning.intents import IntentSpec, resolve_intents
 from numbast.planning.member_kinds import member_kind
-from numbast.planning.operators import COMPOUND, python_operator_for
+from numbast.planning.operators import COMPOUND, no_python_syntax, python_operator_for
 from numbast.planning.struct_layout import struct_members
 from numbast.planning.template_members import member_template_row
 from numbast.planning.template_types import TemplateNames
@@ -123,8 +123,10 @@ def plan_function(
 
     key = python_operator_for(func.operator, len(func.params))
     if key is None:
+        operands = len(func.params)
         raise BindingError(
-            f"operator{func.operator} with {len(func.params)} operand(s) has no Python counterpart"
+            no_python_syntax(func.operator, operands)
+            or f"operator{func.operator} with {operands} operand(s) has no Python counterpart"
         )
     compound = func.operator in COMPOUND
     if compound and not func.params[0].type_.is_lvalue_reference:

@@ -8,16 +8,25 @@ from typing import Any
 
 from ast_canopy.host_only import function_host_library_type, struct_host_library_type
 from ast_canopy.model import Function, Method, Struct
+from ast_canopy.nvrtc_hidden import nvrtc_hidden_branch
 
 
 def host_only_reason(func: Function) -> str | None:
-    """Why device code cannot call ``func`` (its execution space, or a type of the host C++
-    standard library in its signature, which no shim can compile); None when it can."""
+    """Why device code cannot call ``func`` (its execution space, a type of the host C++
+    standard library in its signature, or a branch of its header that NVRTC never compiles:
+    no shim can call it); None when it can."""
     if not func.exec_space.is_device_callable:
         return not_device_callable(func)
     host_type = function_host_library_type(func)
     if host_type is not None:
         return f"it names {host_type} of the host C++ standard library, {NOT_DEVICE_CALLABLE}"
+    hidden = nvrtc_hidden_branch(func.file, func.line)
+    if hidden is not None:
+        where = f"{os.path.basename(func.file)}:{hidden.directive}"
+        return (
+            f"it is declared only where __CUDACC_RTC__ is not defined ({where}: {hidden.text}), "
+            f"so NVRTC, which compiles every shim, never sees it: {NOT_DEVICE_CALLABLE}"
+        )
     return None
 
 

@@ -10,7 +10,7 @@ from ast_canopy.model import Access, Method, MethodKind
 from numbast.core import rows
 from numbast.planning.descriptions import host_only_reason
 from numbast.planning.diagnostics import BindingError
-from numbast.planning.operators import python_operator_for
+from numbast.planning.operators import no_python_syntax, python_operator_for
 
 # The method name a function object's ``operator()`` binds to: calling the object calls it.
 CALL_OPERATOR = "__call__"
@@ -49,7 +49,10 @@ def member_kind(method: Method) -> MemberKind | None:
         symbol = method.operator or ""
         key = python_operator_for(symbol, len(method.params) + 1)
         if key is None:
-            raise BindingError(f"operator{symbol} has no Python counterpart")
+            raise BindingError(
+                no_python_syntax(symbol, len(method.params) + 1)
+                or f"operator{symbol} has no Python counterpart"
+            )
         return MemberKind(rows.OPERATOR, key.__name__, symbol, False)
     if kind is MethodKind.METHOD:
         return MemberKind(rows.METHOD, method.name, method.name, not method.is_const)

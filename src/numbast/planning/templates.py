@@ -40,7 +40,7 @@ from numbast.planning.intents import (
     function_template_intents,
     method_intent_spec,
 )
-from numbast.planning.operators import COMPOUND, python_operator_for
+from numbast.planning.operators import COMPOUND, no_python_syntax, python_operator_for
 from numbast.planning.template_members import member_row, member_template_row, outputs_told_apart
 from numbast.planning.template_types import (
     ClassTemplateIndex,
@@ -86,7 +86,10 @@ def function_template_row(
     if func.operator is not None:
         key = python_operator_for(func.operator, len(func.params))
         if key is None:
-            raise BindingError(f"operator{func.operator} has no Python counterpart")
+            raise BindingError(
+                no_python_syntax(func.operator, len(func.params))
+                or f"operator{func.operator} has no Python counterpart"
+            )
         if func.operator in COMPOUND and not func.params[0].type_.is_lvalue_reference:
             raise BindingError(f"operator{func.operator} does not take its left operand by &")
         operator = key.__name__

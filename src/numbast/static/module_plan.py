@@ -23,6 +23,7 @@ from numbast.planning.descriptions import NOT_DEVICE_CALLABLE, location_of, meth
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.inheritance import inherited_methods
 from numbast.planning.intents import method_intent_spec
+from numbast.planning.operators import NO_PYTHON_SYNTAX
 from numbast.planning.templates import ClassTemplateIndex, alias_template_row, class_template_row
 from numbast.planning.type_refs import (
     TypeRef,
@@ -85,7 +86,11 @@ class _Planner(FunctionPlanning):
     def skip(self, kind: str, what: str, reason: str, where: str = "") -> None:
         location = f" ({os.path.basename(where)})" if where else ""
         self.out.skipped.append(f"{kind} {what}{location}: {reason}")
-        outcome = HOST_ONLY if reason.endswith(NOT_DEVICE_CALLABLE) else SKIPPED
+        outcome = SKIPPED
+        if reason.endswith(NOT_DEVICE_CALLABLE):
+            outcome = HOST_ONLY
+        elif reason.endswith(NO_PYTHON_SYNTAX):
+            outcome = EXCLUDED
         self.decide(kind, what, where, outcome, reason)
 
     def decide(

@@ -208,6 +208,8 @@ def _with(arguments: list[str], replaced: dict[int, str]) -> list[str]:
 
 def template_id(qual_name: str, arguments: Sequence[str]) -> str:
     name = qual_name if qual_name.startswith("::") else f"::{qual_name}"
+    if name.endswith("<"):  # operator< and operator<<: `operator<<int>` reads as `<<` then `int>`
+        name += " "
     closing = " >" if arguments and arguments[-1].endswith(">") else ">"
     return f"{name}<{', '.join(arguments)}{closing}"
 

@@ -23,6 +23,7 @@ from ...core.shim_text import (
     function_call_body,
     method_call_body,
     operator_body,
+    operator_expression,
 )
 from ...core.struct_padding import FieldSlot, padded_members
 from ..cxx_types import canonical_spelling, cxx_spelling_of
@@ -325,9 +326,8 @@ def _result_expression(
     if member.kind == rows.CONVERSION:
         return substitute(member.result.spelling, arguments)
     if member.kind == rows.OPERATOR:
-        other = values or ""
-        return f"decltype({target} {member.cxx_name} {other})" if other else (
-            f"decltype({member.cxx_name}{target})")  # fmt: skip
+        operands = [target, values] if values else [target]
+        return f"decltype({operator_expression(member.cxx_name, operands)})"
     return f"decltype({target}.{member.cxx_name}({values}))"
 
 

@@ -1,0 +1,217 @@
+"""What real libraries' coverage was missing for, one small header of ours per cause
+(tests/data/library): declarations a header hides from NVRTC (``#if !defined(__CUDACC_RTC__)``,
+as CUTLASS's complex.h does) are host-only; operators a Python kernel has no syntax for
+(``=``, ``++``, ``--``, ``!``, literal suffixes) are excluded with the reason, not counted as
+gaps; ``operator[]`` reads an element (``v[i]``, also on class template instances); and an
+``operator<`` function template is spelled ``operator< <T>`` (``operator<<T>`` reads as
+``<<``). Each module is built once (one cache), its kernels linked to an sm_90 cubin here and
+run on the GPU."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support import link_kernel_to_cubin
+
+from ast_canopy.nvrtc_hidden import hidden_branches
+
+DATA = Path(__file__).parent / "data" / "library"
+HEADERS = ("nvrtc_hidden", "python_syntax", "subscripts")
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory):
+    """name -> (module, its manifest's coverage), the three headers imported into one cache."""
+    import numbast_import
+
+    patch = pytest.MonkeyPatch()
+    patch.setenv("NUMBAST_CACHE_DIR", str(tmp_path_factory.mktemp("coverage_causes")))
+    patch.setenv("NUMBAST_IMPORT_ARCH", "sm_90")
+    patch.setenv("NUMBAST_IMPORT_QUIET", "1")
+    for name in HEADERS:
+        numbast_import.register(name, DATA / f"{name}.cuh")
+    try:
+        found = {}
+        for name in HEADERS:
+            module = importlib.import_module(f"cuda_headers.{name}")
+            manifest = json.loads(Path(module.__file__).with_name("manifest.json").read_text())
+            found[name] = module, manifest["coverage"]
+        yield found
+    finally:
+        for name in HEADERS:
+            numbast_import.unregister(name)
+        patch.undo()
+
+
+def _not_bound(coverage) -> dict[str, tuple[str, str]]:
+    return {
+        item["what"]: (item["outcome"], item["reason"])
+        for counts in coverage["kinds"].values()
+        for item in counts["not_bound"]
+    }
+
+
+# -- declarations NVRTC never sees -------------------------------------------------------------
+
+
+def test_conditional_branches_that_only_other_compilers_take_are_found():
+    text = """\
+#if !defined(__CUDACC_RTC__)
+a
+#elif defined(X)
+b
+#else
+c
+#endif
+#ifdef __CUDACC_RTC__
+d
+#else
+#if defined(Y)
+e
+#endif
+#endif
+#if defined(__CUDACC_RTC__) || defined(Z)
+f
+#else
+g
+#endif
+#if defined(Z) && ! defined __CUDACC_RTC__ // for nvcc
+h
+#endif
+"""
+    hidden = {(b.first, b.last, b.text) for b in hidden_branches(text)}
+    assert hidden == {
+        (2, 2, "#if !defined(__CUDACC_RTC__)"),  # a; b and c are taken by NVRTC
+        (11, 13, "#else"),  # the #else of #ifdef __CUDACC_RTC__, nested #if and all
+        (21, 21, "#if defined(Z) && ! defined __CUDACC_RTC__ // for nvcc"),  # h
+    }  # d, f and g: NVRTC may take them
+
+
+def test_declarations_hidden_from_nvrtc_are_host_only_with_the_directive(modules):
+    _module, coverage = modules["nvrtc_hidden"]
+    not_bound = _not_bound(coverage)
+    hidden = {
+        "first_of(Pair2f)": "nvrtc_hidden.cuh:21: #ifndef __CUDACC_RTC__",
+        "under_else(float)": "nvrtc_hidden.cuh:29: #else",
+        "under_conjunction(float)": "nvrtc_hidden.cuh:33: #if !defined(__CUDACC_RTC__) &&",
+        "Meters::Meters(Pair2f)": "nvrtc_hidden.cuh:14: #if !defined(__CUDACC_RTC__)",
+        "Meters::operator Pair2f() const": "nvrtc_hidden.cuh:14: #if !defined(__CUDACC_RTC__)",
+    }
+    assert set(not_bound) == set(hidden)
+    for what, directive in hidden.items():
+        outcome, reason = not_bound[what]
+        assert outcome == "host_only" and directive in reason and "NVRTC" in reason, what
+    # Meters(float), twice, either_way (a condition NVRTC takes), scaled: every one it sees
+    callables = coverage["device_callables"]
+    assert (callables["bound"], callables["found"]) == (4, 4)
+
+
+def _hidden_kernel(module):
+    def kernel(out, x):
+        meters = module.Meters(x[0])
+        out[0] = module.scaled(meters, x[1]) + meters.twice() + module.either_way(x[2])
+
+    return kernel
+
+
+def test_what_nvrtc_sees_links(modules):
+    from numba import types
+
+    module, _ = modules["nvrtc_hidden"]
+    f32 = types.float32[::1]
+    assert link_kernel_to_cubin(_hidden_kernel(module), (f32, f32))
+
+
+# -- operators without Python syntax -----------------------------------------------------------
+
+
+def test_operators_without_python_syntax_are_excluded_not_gaps(modules):
+    _module, coverage = modules["python_syntax"]
+    not_bound = _not_bound(coverage)
+    expected = {
+        "Tally::operator=(int)": "assignment rebinds a name",
+        "Tally::operator++()": "no increment operator",
+        "Tally::operator++(int)": "no increment operator",
+        "Tally::operator!() const": "`not` cannot be overloaded",
+        "operator--(Tally &)": "no decrement operator",
+        'operator""_tally(unsigned long long)': "no user-defined literals",
+    }
+    assert set(not_bound) == set(expected)
+    for what, why in expected.items():
+        outcome, reason = not_bound[what]
+        assert outcome == "excluded" and why in reason, what
+        assert reason.endswith("a Python kernel has no syntax that calls it")
+    # Tally(int), +=, [] and + are what a kernel can call: all bound, and the denominator
+    callables = coverage["device_callables"]
+    assert (callables["bound"], callables["found"]) == (4, 4)
+
+
+def _syntax_kernel(module):
+    def kernel(out, x):
+        tally = module.Tally(x[0])
+        tally += x[1]
+        total = tally + module.Tally(x[2])
+        out[0] = total[3]  # operator[] const
+        out[1] = tally.n
+
+    return kernel
+
+
+def test_the_operators_python_has_link(modules):
+    from numba import types
+
+    module, _ = modules["python_syntax"]
+    i32 = types.int32[::1]
+    assert link_kernel_to_cubin(_syntax_kernel(module), (i32, i32))
+
+
+# -- operator[] and operator< templates ----------------------------------------------------------
+
+
+def test_subscripts_and_a_less_than_template_bind(modules):
+    _module, coverage = modules["subscripts"]
+    assert _not_bound(coverage) == {}
+    assert "operator<" in coverage["kinds"]["function template"]["instances"]
+
+
+def _subscript_kernel(module):
+    def kernel(out, x):
+        a = module.make_vec3(x[0], x[1], x[2])
+        b = module.make_vec3(x[3], x[4], x[5])
+        out[0] = a[0] + a[2] * b[1]  # Vec<float, 3>::operator[]
+        out[1] = 1.0 if a < b else 0.0  # operator< <float>
+        out[2] = 1.0 if b < a else 0.0
+
+    return kernel
+
+
+def test_subscripts_and_a_less_than_template_link(modules):
+    from numba import types
+
+    module, _ = modules["subscripts"]
+    f32 = types.float32[::1]
+    assert link_kernel_to_cubin(_subscript_kernel(module), (f32, f32))
+
+
+@pytest.mark.gpu
+def test_the_kernels_compute_on_the_gpu(modules):
+    from numba import cuda
+
+    hidden = cuda.jit(_hidden_kernel(modules["nvrtc_hidden"][0]))
+    out = cuda.to_device(np.zeros(1, np.float32))
+    hidden[1, 1](out, cuda.to_device(np.float32([2.0, 3.0, 5.0])))
+    assert out.copy_to_host()[0] == 2 * 3 + 2 * 2 + 3 * 5
+
+    syntax = cuda.jit(_syntax_kernel(modules["python_syntax"][0]))
+    out = cuda.to_device(np.zeros(2, np.int32))
+    syntax[1, 1](out, cuda.to_device(np.int32([4, 5, 7])))
+    np.testing.assert_array_equal(out.copy_to_host(), [(4 + 5 + 7) * 3, 4 + 5])
+
+    subscript = cuda.jit(_subscript_kernel(modules["subscripts"][0]))
+    out = cuda.to_device(np.zeros(3, np.float32))
+    subscript[1, 1](out, cuda.to_device(np.float32([1, 2, 3, 4, 5, 6])))
+    np.testing.assert_array_equal(out.copy_to_host(), [1 + 3 * 5, 1.0, 0.0])
