@@ -16,7 +16,7 @@ from numbast.core.row_writer import RowWriter
 from numbast.dynamic.binders import BINDERS
 from numbast.dynamic.numba_types import NUMBA_TYPE_TABLE
 from numbast.planning.calls import CallPlan
-from numbast.planning.declarations import plan_function
+from numbast.planning.declarations import omittable_arguments, plan_function
 from numbast.planning.descriptions import location_of, signature_text
 from numbast.planning.diagnostics import BindingError, warn_skipped
 from numbast.planning.intents import IntentSpec
@@ -73,10 +73,36 @@ def bind_cxx_function(
     except (BindingError, UnsupportedTypeError) as exc:
         warn_skipped("function", signature_text(func_decl), str(exc), location_of(func_decl))
         return None
+    stubs = function_stubs(shim_writer)
+    bound = _apply(row, shim_writer, stubs)
+    if func_decl.operator is None:
+        _bind_defaulted_forms(func_decl, arg_intent, python_name, shim_writer, stubs)
+    return bound
+
+
+def _apply(row: Any, shim_writer: ShimLibrary, stubs: FunctionStubs) -> Any:
     writer = RowWriter()
     indexed = writer.function(row)
-    stubs = function_stubs(shim_writer)
     return apply_function(indexed, writer.types, writer.shims, shim_writer, stubs)
+
+
+def _bind_defaulted_forms(
+    func_decl: Function,
+    arg_intent: FunctionIntents | None,
+    python_name: str | None,
+    shim_writer: ShimLibrary,
+    stubs: FunctionStubs,
+) -> None:
+    """Overloads of the same stub for calls that leave out defaulted trailing arguments (C++
+    supplies them in the shim), as an imported module's functions have."""
+    intents = intent_spec(arg_intent, func_decl)
+    for omitted in range(1, omittable_arguments(func_decl) + 1):
+        try:
+            row = plan_function(func_decl, NUMBA_TYPE_TABLE, intents, python_name, omitted)
+        except (BindingError, UnsupportedTypeError) as exc:
+            logger.debug("%s without %d argument(s): %s", func_decl.qual_name, omitted, exc)
+            continue
+        _apply(row, shim_writer, stubs)
 
 
 def bind_cxx_functions(
