@@ -5,6 +5,13 @@ found, bound and left out (by outcome and reason), the cold import (an empty cac
 process) and the warm one (the entry built, a fresh process), and whether each worked example's
 kernel links to a cubin for the arch (``--arch``, default sm_90).
 
+The headline is coverage's: device-callable declarations (functions, operators, methods,
+function, class and alias templates) bound / (found - host-only - excluded). Host-only ones
+include what a header declares only where ``__CUDACC_RTC__`` is not defined (NVRTC, which
+compiles the shims, never sees it); excluded ones, besides the mapping's, are operators a Python
+kernel has no syntax for (``=``, ``++``, ``--``, ``!``, literal suffixes). The headline line says
+how many of each it leaves out.
+
 Every import runs in a fresh process (``--child``): the cold one builds the entry into a cache
 of its own, the warm ones import from it; times are medians over ``--cold-runs`` and
 ``--warm-runs``. The libraries, wrappers and kernels are those of the tests
@@ -159,8 +166,13 @@ def measure(name: str, arch: str, cold_runs: int, warm_runs: int) -> dict:
 
 def report(row: dict) -> None:
     callables = row["device_callables"]
+    counted = [row["kinds"][k] for k in callables["kinds"] if k in row["kinds"]]
+    host_only = sum(counts["host_only"] for counts in counted)
+    excluded = sum(counts["excluded"] for counts in counted)
     print(f"\n== {row['library']}: device-callable {callables['bound']} / {callables['found']} "
-          f"bound ({callables['percent']}%); cold import {row['cold_s']:.2f} s, "
+          f"bound ({callables['percent']}%; not counted: {host_only} host-only, including what "
+          f"NVRTC never sees, and {excluded} excluded, by the mapping or for having no Python "
+          f"syntax); cold import {row['cold_s']:.2f} s, "
           f"warm {row['warm_s'] * 1e3:.0f} ms")  # fmt: skip
     for kind, counts in sorted(row["kinds"].items()):
         print(f"   {kind:18} found {counts['found']:4}  bound {counts['bound']:4}  "

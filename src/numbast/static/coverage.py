@@ -6,8 +6,11 @@ rejected (known once the shims are compiled) from bound to skipped. The import s
 summary in each cache entry's manifest, and ``numbast-cache coverage NAME`` prints it.
 
 What counts: a declaration is *found* once per signature (a function declared in the ``.h`` and
-defined in the ``.hpp`` is one). *Excluded* declarations were left out on purpose by the mapping
-(Exclude, Skip Prefix); *host-only* ones cannot be called from a kernel. The headline number is
+defined in the ``.hpp`` is one). *Excluded* declarations were left out on purpose: by the mapping
+(Exclude, Skip Prefix), or because a Python kernel has no syntax that calls them (``operator=``,
+``++``, ``--``, literal suffixes: ``numbast.planning.operators.no_python_syntax``); *host-only*
+ones cannot be called from a kernel (their execution space, a host library type, or a branch of
+the header NVRTC never compiles: ``ast_canopy.nvrtc_hidden``). The headline number is
 the coverage of device-callable free functions and operators: bound / (found - host-only -
 excluded). The headline counts every kind a kernel can call (``CALLABLE_KINDS``): functions,
 operators, methods, and function, class and alias templates; a template counts as bound only
@@ -22,7 +25,7 @@ from typing import Any, NamedTuple
 
 BOUND = "bound"
 SKIPPED = "skipped"  # could not be bound: the reason says why
-EXCLUDED = "excluded"  # left out by the mapping (Exclude, Skip Prefix)
+EXCLUDED = "excluded"  # left out by the mapping (Exclude, Skip Prefix), or no Python syntax
 HOST_ONLY = "host_only"  # not callable from a kernel
 
 FREE_FUNCTION_KINDS = ("function", "operator")
