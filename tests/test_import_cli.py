@@ -147,6 +147,23 @@ def test_show_explains_hits_and_misses(in_project, capsys):
     assert "no entry matches" in capsys.readouterr().err
 
 
+def test_a_changed_option_is_named_however_deep_the_project_is():
+    """``show``'s miss reason names the option that changed, not the unchanged ones: a header
+    path of 300 characters (repeated in the parse options) must not push the change out of
+    the line's length limit."""
+    from numbast_import.cache.key import component_differences
+
+    header = "/deep" * 60 + "/vec.cuh"
+    cached = {"arch": "sm_90", "options": {"Entry Point": header, "File List": [header]}}
+    now = {"arch": "sm_90", "options": {**cached["options"], "Predefined Macros": ["X=1"]}}
+    (reason,) = component_differences(cached, now)
+    assert reason == 'options: cached {}, now {"Predefined Macros": ["X=1"]}'
+    now["options"]["Entry Point"] = "/elsewhere/vec.cuh"
+    (reason,) = component_differences(cached, now)
+    assert '"Entry Point": "/deep/deep' in reason and '"/elsewhere/vec.cuh"' in reason
+    assert "File List" not in reason and "X=1" in reason
+
+
 def test_verify_reports_every_damaged_entry(in_project, capsys):
     _project, cache = in_project
     (entry,) = entries(cache)

@@ -204,12 +204,20 @@ def included_file_stamps(paths: Iterable[str], now: float) -> dict[str, list[int
 
 
 def component_differences(recorded: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
-    """One line per key component that differs between a manifest and the current state."""
+    """One line per key component that differs between a manifest and the current state. A
+    component that is a table (the parse options) shows only its entries that differ: the
+    unchanged ones (the header's absolute path, repeated) would push the change past the
+    line's length limit in a deep directory."""
     lines = []
     for name in sorted(set(recorded) | set(current)):
         old, new = recorded.get(name), current.get(name)
-        if old != new:
-            lines.append(f"{name}: cached {_short(old)}, now {_short(new)}")
+        if old == new:
+            continue
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            changed = {k for k in set(old) | set(new) if old.get(k) != new.get(k)}
+            old = {k: v for k, v in old.items() if k in changed}
+            new = {k: v for k, v in new.items() if k in changed}
+        lines.append(f"{name}: cached {_short(old)}, now {_short(new)}")
     return lines
 
 
