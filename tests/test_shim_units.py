@@ -54,7 +54,7 @@ import json
 from numba import cuda
 from numba.cuda import types
 import cuda_headers.lib as lib
-from numbast.runtime.deferred import ON_LOOKUP
+from numbast.runtime.deferred import waits_for_lookup
 from support import link_ltoirs_to_cubin
 
 def one(out):
@@ -73,7 +73,7 @@ def linked(kernel):
 print("RESULT " + json.dumps({
     "one": linked(one),
     "two": linked(two),
-    "registered": [n for n in ("f1", "f2", "f50") if ON_LOOKUP not in vars(getattr(lib, n))],
+    "registered": [n for n in ("f1", "f2", "f50") if not waits_for_lookup(getattr(lib, n))],
 }))
 """
 

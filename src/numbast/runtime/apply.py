@@ -32,7 +32,7 @@ from ..core.rows import (
     StructBodyRow,
     StructRow,
 )
-from .deferred import defer, register_on_lookup
+from .deferred import LazyOverloads, defer
 from .overloads import (
     DEFAULT_REGISTRIES,
     FunctionStubs,
@@ -225,12 +225,21 @@ def apply_rows(
         templates.prepare_stubs(stubs)
     function_rows = [FunctionRow(*row) for row in rows.functions]
     with_templates = set(stubs.stubs)  # names a function template shares: registered with it
+    # Functions (not operators, not sharing a name with a function template) whose overloads
+    # are registered when a kernel first looks them up (deferred.LazyOverloads).
+    lazily = registries is DEFAULT_REGISTRIES and not register_now
+    on_lookup = LazyOverloads() if lazily else None
+    eager_functions = []
     for function_row in function_rows:
         if not function_row.operator:
             key = bound[function_row.python_name] = stubs.stub(
                 function_row.python_name, function_row.qual_name
             )
             add_declaration(key, function_row.declaration)
+            if on_lookup is not None and function_row.python_name not in with_templates:
+                on_lookup.add(key, function_row)
+                continue
+        eager_functions.append(function_row)
     if templates is not None:
         bound.update(templates.stubs())
     # A typedef may name a struct bound under its C++ spelling (``typedef Holder<int> X;``):
@@ -268,21 +277,15 @@ def apply_rows(
         for row, numba_type, body, stub in structs:
             apply_struct(row, numba_type, body, types_, rows.shims, library, registries,
                          module_name, context, stub=stub, others=False)  # fmt: skip
-        by_name: dict[str, list[FunctionRow]] = {}
-        for function_row in function_rows:
-            if lazily and not function_row.operator:
-                if function_row.python_name not in with_templates:
-                    by_name.setdefault(function_row.python_name, []).append(function_row)
-                    continue
+        for function_row in eager_functions:
             apply_function(
                 function_row, types_, rows.shims, library, stubs, registries, others=False
             )
-        for python_name, named in by_name.items():
-            stub = stubs.stub(python_name, named[0].qual_name)
-            register_on_lookup(
-                stub, partial(_apply_functions, named, types_, rows.shims, library, stubs)
-            )
-        expect_struct_pointer_calls(by_name, stubs, types_, rows.shims)
+        if on_lookup is not None:  # one step, whatever the number of functions
+            on_lookup.ready(partial(_apply_functions, types_=types_, shims=rows.shims,
+                                    library=library, stubs=stubs))  # fmt: skip
+            waiting = on_lookup.rows_by_stub().values()
+            expect_struct_pointer_calls(waiting, stubs, types_, rows.shims)
         if templates is not None:
             templates.register(stubs)
 
@@ -301,7 +304,6 @@ def apply_rows(
         functions=list(zip(function_rows, keys, strict=True)),
     )
 
-    lazily = registries is DEFAULT_REGISTRIES and not register_now
     if lazily:
         defer(register)
     else:

@@ -13,8 +13,13 @@ copy of the runtime shares the pending list and the hook). A second wrapper, ins
 way when first needed, runs fix-ups after each refresh (``after_refresh``).
 
 A bound function's overloads wait longer still: until Numba first looks the function up while
-typing a kernel (``register_on_lookup``), so a kernel pays for the names it uses, not for every
-overload of the header (3000 functions: ~0.3 s of typing classes and lowering registrations).
+typing a kernel, so a kernel pays for the names it uses, not for every overload of the header
+(3000 functions: ~0.3 s of typing classes and lowering registrations). A generated module hands
+its functions over in one step (:class:`LazyOverloads`: each stub names it when the module is
+imported, and the module's registration only makes it ready), so its registration costs the
+same for 3 or 3000 functions (before, one registration per function: ~6 ms at 3000). Runtime
+copies written before kept a list under ``ON_LOOKUP`` on each stub, with a lookup hook of their
+own; ``run_lookups`` and ``waits_for_lookup`` read both.
 The hook is a wrapper around the typing context's lookup of global values: the stub's
 registrations run, the context takes them in (its refresh, which only adds what is new), and the
 lookup goes on. Numba's target context takes in their lowering when it first misses it. A stub
@@ -27,7 +32,7 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from types import FunctionType
 from typing import Any
 
@@ -36,13 +41,19 @@ from .state import LOCK, shared_table
 logger = logging.getLogger(__name__)
 
 _PENDING: list[Callable[[], None]] = shared_table("deferred_registrations", list)
-# The attribute of a bound function's stub holding its registrations until it is looked up
-# (every runtime copy uses this name).
+# The attribute of a bound function's stub holding its registrations until it is looked up,
+# and weak references to such stubs: the protocol of runtime copies written before
+# LazyOverloads (still read here: copies of both kinds may share a process).
 ON_LOOKUP = "_numbast_register_on_lookup_"
-# Weak references to the stubs still waiting for their lookup (run_lookups).
 _WAITING: list = shared_table("registrations_on_lookup", list)
 _HOOK: dict[str, bool] = shared_table("deferred_registrations_hook", dict)
 _AFTER: list[Callable[[Any], None]] = shared_table("after_refresh", list)
+# The attribute of a bound function's stub listing the LazyOverloads holding its overloads until
+# its first lookup (a newer protocol than ON_LOOKUP, with a lookup hook of its own, so that
+# runtime copies of either kind share one process).
+LOOKUP_SOURCES = "_numbast_lookup_sources_"
+# Weak references to every LazyOverloads (run_lookups).
+_SOURCES: list = shared_table("lazy_overload_sources", list)
 
 
 def defer(register: Callable[[], None]) -> None:
@@ -102,49 +113,120 @@ def after_refresh(callback: Callable[[Any], None]) -> None:
         _HOOK["after_installed"] = True
 
 
-def register_on_lookup(stub: Callable, register: Callable[[], None]) -> None:
-    """Run ``register`` (the overloads of the bound function ``stub``) when Numba first looks
-    ``stub`` up while typing a kernel."""
+class LazyOverloads:
+    """One module's bound functions whose overloads wait for their first lookup. The module
+    adds each function's rows as it makes its stubs (:meth:`add`); its deferred registration
+    makes this ready with what registers a function's rows (:meth:`ready`), which costs the
+    same whatever the number of functions; a lookup of a stub then registers that stub's rows
+    only."""
+
+    def __init__(self) -> None:
+        self._rows: dict[Any, list[Any]] = {}  # stub -> its rows not yet registered
+        self._register: Callable[[Sequence[Any]], None] | None = None
+        with LOCK:
+            _SOURCES.append(weakref.ref(self))
+
+    def add(self, stub: Callable, row: Any) -> None:
+        """``row`` is one more overload of ``stub``, to register at its first lookup."""
+        with LOCK:
+            rows = self._rows.get(stub)
+            if rows is None:
+                rows = self._rows[stub] = []
+                stub.__dict__.setdefault(LOOKUP_SOURCES, []).append(self)
+            rows.append(row)
+
+    def rows_by_stub(self) -> dict[Any, list[Any]]:
+        """The rows still waiting, by stub (read only)."""
+        return self._rows
+
+    def ready(self, register: Callable[[Sequence[Any]], None]) -> None:
+        """From now on a lookup registers a stub's rows with ``register(rows)``."""
+        with LOCK:
+            self._register = register
+        _install_source_hook()
+
+    def waits(self, stub: Callable) -> bool:
+        return stub in self._rows
+
+    def take(self, stub: Callable) -> Callable[[], None] | None:
+        """What registers ``stub``'s rows (once), or None: none left, or the module's
+        registration has not run (then nothing is taken)."""
+        with LOCK:
+            register = self._register
+            rows = self._rows.pop(stub, None) if register is not None else None
+        if rows is None:
+            return None
+        return lambda: register(rows)
+
+    def take_all(self) -> list[Callable[[], None]]:
+        with LOCK:
+            stubs = list(self._rows) if self._register is not None else []
+        return [found for found in map(self.take, stubs) if found is not None]
+
+
+def _taken(stub: Callable) -> list[Callable[[], None]]:
+    """The registrations waiting for ``stub``'s lookup in its modules' LazyOverloads, taken."""
+    sources = stub.__dict__.get(LOOKUP_SOURCES) or ()
+    return [found for found in (s.take(stub) for s in sources) if found is not None]
+
+
+def _install_source_hook() -> None:
     with LOCK:
-        # A list: two modules may add overloads to one stub (dynamic binding shares stubs by
-        # C++ name) before a kernel looks it up; each module's registrations must run.
-        stub.__dict__.setdefault(ON_LOOKUP, []).append(register)
-        _WAITING.append(weakref.ref(stub))
-        if _HOOK.get("lookup_installed"):
+        if _HOOK.get("lookup_sources_installed"):
             return
         from numba.cuda.target import CUDATypingContext
 
         original = CUDATypingContext._get_global_type
 
         def _get_global_type(self, gv):
-            if type(gv) is FunctionType:
-                with LOCK:
-                    pending = gv.__dict__.pop(ON_LOOKUP, None)
-                for register_now in pending or ():
+            if type(gv) is FunctionType and LOOKUP_SOURCES in gv.__dict__:
+                pending = _taken(gv)
+                for register_now in pending:
                     register_now()
-                # Take in what was just registered, or what was registered after this
-                # context's last refresh without a lookup: the struct-pointer rewrite runs a
-                # stub's registrations before the kernel is typed (struct_pointers).
-                if pending or (getattr(gv, "_numbast_stub_", False) and not original(self, gv)):
+                # As the ON_LOOKUP hook: take in what was just registered, or what the
+                # struct-pointer rewrite registered before the kernel was typed.
+                if pending or not original(self, gv):
                     self.refresh()
+                    # The refresh may have run the module's registration (imported while a
+                    # kernel compiled): its rows are ready now.
+                    late = [] if pending else _taken(gv)
+                    for register_now in late:
+                        register_now()
+                    if late:
+                        self.refresh()
             return original(self, gv)
 
         _get_global_type.__wrapped__ = original
         CUDATypingContext._get_global_type = _get_global_type
-        _HOOK["lookup_installed"] = True
+        _HOOK["lookup_sources_installed"] = True
+
+
+def waits_for_lookup(stub: Any) -> bool:
+    """Whether registrations of the bound function ``stub`` still wait for its first lookup."""
+    if type(stub) is not FunctionType:
+        return False
+    sources = stub.__dict__.get(LOOKUP_SOURCES) or ()
+    return ON_LOOKUP in stub.__dict__ or any(source.waits(stub) for source in sources)
 
 
 def run_lookups(stubs: Iterable[Any] | None = None) -> None:
     """Run now the registrations still waiting for a lookup of ``stubs`` (default: of every
     function), for tools and tests that compare or list what a module registers."""
+    taken: list[Callable[[], None]] = []
     if stubs is None:
         with LOCK:
             stubs = [ref() for ref in _WAITING]
             _WAITING.clear()
+            sources = [ref() for ref in _SOURCES]
+        for source in sources:
+            if source is not None:
+                taken += source.take_all()
     for stub in stubs:
         if type(stub) is not FunctionType:  # a stub gone, or another value of a module
             continue
         with LOCK:
             pending = stub.__dict__.pop(ON_LOOKUP, None)
-        for register in pending or ():
-            register()
+        taken += pending or ()
+        taken += _taken(stub)
+    for register in taken:
+        register()

@@ -8,7 +8,7 @@ backends (``hand_over``). Templates are the template runtime's
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from numba.cuda import types as numba_types
@@ -176,13 +176,13 @@ def register_function(
 
 
 def expect_struct_pointer_calls(
-    functions: dict[str, list[FunctionRow]],
+    functions: Iterable[Sequence[FunctionRow]],
     stubs: FunctionStubs,
     types_: Sequence[Any],
     shims: Sequence[tuple[str, str]],
 ) -> None:
     """Tell the rewrite that passes structs by address (``struct_pointers``) which of
-    ``functions`` (python name -> overload rows, registered on first lookup) take a pointer to a
+    ``functions`` (the overload rows of each, registered on first lookup) take a pointer to a
     bound struct: it runs before any lookup, so it would not know them from their
     registrations (``curand_init(seed, i, 0, state)`` with a local state found no overload)."""
     candidates = {
@@ -193,7 +193,7 @@ def expect_struct_pointer_calls(
     }
     if not candidates:  # no struct or struct pointer anywhere: most headers, no Call built
         return
-    for python_name, rows in functions.items():
+    for rows in functions:
         positions = set()
         for row in rows:
             if not row.operator and any(argument[0] in candidates for argument in row.call[1]):
@@ -203,7 +203,8 @@ def expect_struct_pointer_calls(
         if positions:
             from .struct_pointers import expect_struct_pointer_parameters
 
-            expect_struct_pointer_parameters(stubs.stub(python_name, rows[0].qual_name), positions)
+            stub = stubs.stub(rows[0].python_name, rows[0].qual_name)
+            expect_struct_pointer_parameters(stub, positions)
 
 
 def _cooperative(lowering: Callable) -> Callable:

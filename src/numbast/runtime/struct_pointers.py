@@ -79,7 +79,7 @@ def add_struct_pointer_parameters(
 
 def expect_struct_pointer_parameters(function_stub: Callable, positions: Iterable[int]) -> None:
     """``function_stub`` has a pointer to a bound struct at ``positions`` of an overload that
-    waits for the stub's first lookup (``deferred.register_on_lookup``). This rewrite runs
+    waits for the stub's first lookup (``deferred.LazyOverloads``). This rewrite runs
     before Numba looks anything up, so it learns of such functions now; it runs their
     registrations (which make the updating call) when it first meets a call of one."""
     _install_rewrite()
