@@ -230,14 +230,14 @@ def apply_rows(
     lazily = registries is DEFAULT_REGISTRIES and not register_now
     on_lookup = LazyOverloads() if lazily else None
     eager_functions = []
-    for function_row in function_rows:
+    for plain, function_row in zip(rows.functions, function_rows, strict=True):
         if not function_row.operator:
             key = bound[function_row.python_name] = stubs.stub(
                 function_row.python_name, function_row.qual_name
             )
             add_declaration(key, function_row.declaration)
             if on_lookup is not None and function_row.python_name not in with_templates:
-                on_lookup.add(key, function_row)
+                on_lookup.add(key, plain)  # the module's tuple: not tracked by the cyclic GC
                 continue
         eager_functions.append(function_row)
     if templates is not None:
@@ -285,7 +285,8 @@ def apply_rows(
             on_lookup.ready(partial(_apply_functions, types_=types_, shims=rows.shims,
                                     library=library, stubs=stubs))  # fmt: skip
             waiting = on_lookup.rows_by_stub().values()
-            expect_struct_pointer_calls(waiting, stubs, types_, rows.shims)
+            named = ([FunctionRow(*row) for row in plain] for plain in waiting)
+            expect_struct_pointer_calls(named, stubs, types_, rows.shims)
         if templates is not None:
             templates.register(stubs)
 
@@ -321,9 +322,10 @@ def _apply_functions(
     library: ShimLibrary,
     stubs: FunctionStubs,
 ) -> None:
-    """The overloads of one bound function, registered when a kernel first looks it up."""
+    """The overloads of one bound function (the module's rows), registered when a kernel
+    first looks it up."""
     for row in rows:
-        apply_function(row, types_, shims, library, stubs, others=False)
+        apply_function(FunctionRow(*row), types_, shims, library, stubs, others=False)
 
 
 __all__ = [

@@ -31,7 +31,6 @@ misses.
 from __future__ import annotations
 
 import logging
-import weakref
 from collections.abc import Callable, Iterable, Sequence
 from types import FunctionType
 from typing import Any
@@ -48,11 +47,9 @@ ON_LOOKUP = "_numbast_register_on_lookup_"
 _WAITING: list = shared_table("registrations_on_lookup", list)
 _HOOK: dict[str, bool] = shared_table("deferred_registrations_hook", dict)
 _AFTER: list[Callable[[Any], None]] = shared_table("after_refresh", list)
-# The attribute of a bound function's stub listing the LazyOverloads holding its overloads until
-# its first lookup (a newer protocol than ON_LOOKUP, with a lookup hook of its own, so that
-# runtime copies of either kind share one process).
-LOOKUP_SOURCES = "_numbast_lookup_sources_"
-# Weak references to every LazyOverloads (run_lookups).
+# Every LazyOverloads with rows still waiting (a newer protocol than ON_LOOKUP, with a lookup
+# hook of its own, so that runtime copies of either kind share one process). Held here: nothing
+# else holds a module's LazyOverloads once its registration has run.
 _SOURCES: list = shared_table("lazy_overload_sources", list)
 
 
@@ -118,24 +115,22 @@ class LazyOverloads:
     adds each function's rows as it makes its stubs (:meth:`add`); its deferred registration
     makes this ready with what registers a function's rows (:meth:`ready`), which costs the
     same whatever the number of functions; a lookup of a stub then registers that stub's rows
-    only."""
+    only. Stubs are found here by identity, and rows are kept as the module's plain tuples:
+    nothing is added to a stub, so a header's thousands of functions give the cyclic GC no
+    more objects to traverse in each of Numba's full collections during a compile."""
 
     def __init__(self) -> None:
-        self._rows: dict[Any, list[Any]] = {}  # stub -> its rows not yet registered
+        self._rows: dict[Any, tuple] = {}  # stub -> its rows (plain tuples) not registered yet
         self._register: Callable[[Sequence[Any]], None] | None = None
         with LOCK:
-            _SOURCES.append(weakref.ref(self))
+            _SOURCES.append(self)
 
-    def add(self, stub: Callable, row: Any) -> None:
+    def add(self, stub: Callable, row: tuple) -> None:
         """``row`` is one more overload of ``stub``, to register at its first lookup."""
         with LOCK:
-            rows = self._rows.get(stub)
-            if rows is None:
-                rows = self._rows[stub] = []
-                stub.__dict__.setdefault(LOOKUP_SOURCES, []).append(self)
-            rows.append(row)
+            self._rows[stub] = (*self._rows.get(stub, ()), row)
 
-    def rows_by_stub(self) -> dict[Any, list[Any]]:
+    def rows_by_stub(self) -> dict[Any, tuple]:
         """The rows still waiting, by stub (read only)."""
         return self._rows
 
@@ -164,10 +159,15 @@ class LazyOverloads:
         return [found for found in map(self.take, stubs) if found is not None]
 
 
+def _sources() -> list[LazyOverloads]:
+    with LOCK:
+        _SOURCES[:] = [source for source in _SOURCES if source.rows_by_stub()]
+        return list(_SOURCES)
+
+
 def _taken(stub: Callable) -> list[Callable[[], None]]:
     """The registrations waiting for ``stub``'s lookup in its modules' LazyOverloads, taken."""
-    sources = stub.__dict__.get(LOOKUP_SOURCES) or ()
-    return [found for found in (s.take(stub) for s in sources) if found is not None]
+    return [found for found in (s.take(stub) for s in _sources()) if found is not None]
 
 
 def _install_source_hook() -> None:
@@ -179,7 +179,7 @@ def _install_source_hook() -> None:
         original = CUDATypingContext._get_global_type
 
         def _get_global_type(self, gv):
-            if type(gv) is FunctionType and LOOKUP_SOURCES in gv.__dict__:
+            if type(gv) is FunctionType and gv.__dict__.get("_numbast_stub_"):
                 pending = _taken(gv)
                 for register_now in pending:
                     register_now()
@@ -205,8 +205,7 @@ def waits_for_lookup(stub: Any) -> bool:
     """Whether registrations of the bound function ``stub`` still wait for its first lookup."""
     if type(stub) is not FunctionType:
         return False
-    sources = stub.__dict__.get(LOOKUP_SOURCES) or ()
-    return ON_LOOKUP in stub.__dict__ or any(source.waits(stub) for source in sources)
+    return ON_LOOKUP in stub.__dict__ or any(source.waits(stub) for source in _sources())
 
 
 def run_lookups(stubs: Iterable[Any] | None = None) -> None:
@@ -217,10 +216,8 @@ def run_lookups(stubs: Iterable[Any] | None = None) -> None:
         with LOCK:
             stubs = [ref() for ref in _WAITING]
             _WAITING.clear()
-            sources = [ref() for ref in _SOURCES]
-        for source in sources:
-            if source is not None:
-                taken += source.take_all()
+        for source in _sources():
+            taken += source.take_all()
     for stub in stubs:
         if type(stub) is not FunctionType:  # a stub gone, or another value of a module
             continue

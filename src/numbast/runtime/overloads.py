@@ -4,7 +4,8 @@ stubs kernels call, and which Numba types count as bound C++ types."""
 from __future__ import annotations
 
 import linecache
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
+from functools import partial
 from types import CellType, FunctionType
 from typing import Any
 
@@ -266,29 +267,34 @@ def make_function_stub(qual_name: str, python_name: str, origin: str = "") -> Ca
     stub.__qualname__ = python_name
     stub.__module__ = origin or None
     stub._numbast_stub_ = True
-    stub._numbast_declarations_ = []
+    # A tuple of strings (replaced, not appended to): the cyclic GC stops tracking it, and a
+    # header's thousands of stubs cost each of Numba's full collections less (issue 22).
+    stub._numbast_declarations_ = ()
     stub.__doc__ = _stub_doc(qual_name, [])
-
-    def source() -> str:
-        doc = stub.__doc__.replace('"""', r"\"\"\"")
-        body = "\n".join(f"    {line}".rstrip() for line in doc.splitlines())
-        return f'def {python_name}(*args):\n    """\n{body}\n    """\n'
-
     # A one-element entry is linecache's lazy form: the source is made when first asked for.
-    linecache.cache[filename] = (source,)
+    linecache.cache[filename] = (partial(_stub_source, stub, python_name),)
     stub._numbast_qual_name_ = qual_name
     return stub
+
+
+def _stub_source(stub: Callable[..., Any], python_name: str) -> str:
+    doc = stub.__doc__.replace('"""', r"\"\"\"")
+    body = "\n".join(f"    {line}".rstrip() for line in doc.splitlines())
+    return f'def {python_name}(*args):\n    """\n{body}\n    """\n'
 
 
 def add_declaration(stub: Callable[..., Any], declaration: str) -> None:
     """Record one more C++ declaration (with its location) bound to ``stub``."""
     declarations = getattr(stub, "_numbast_declarations_", None)
     if declarations is not None and declaration and declaration not in declarations:
-        declarations.append(declaration)
+        if isinstance(declarations, list):  # a function template's stub keeps a list
+            declarations.append(declaration)
+        else:
+            stub._numbast_declarations_ = declarations = (*declarations, declaration)
         stub.__doc__ = _stub_doc(stub._numbast_qual_name_, declarations)
 
 
-def _stub_doc(qual_name: str, declarations: list[str]) -> str:
+def _stub_doc(qual_name: str, declarations: Sequence[str]) -> str:
     lines = [
         f"CUDA device function {qual_name}, bound from C++: call it inside a @cuda.jit kernel."
     ]
