@@ -122,8 +122,6 @@ class LazyOverloads:
     def __init__(self) -> None:
         self._rows: dict[Any, tuple] = {}  # stub -> its rows (plain tuples) not registered yet
         self._register: Callable[[Sequence[Any]], None] | None = None
-        with LOCK:
-            _SOURCES.append(self)
 
     def add(self, stub: Callable, row: tuple) -> None:
         """``row`` is one more overload of ``stub``, to register at its first lookup."""
@@ -138,6 +136,8 @@ class LazyOverloads:
         """From now on a lookup registers a stub's rows with ``register(rows)``."""
         with LOCK:
             self._register = register
+            if self._rows:  # found by lookups from now on (filled: no lookup prunes it early)
+                _SOURCES.append(self)
         _install_source_hook()
 
     def waits(self, stub: Callable) -> bool:
