@@ -247,13 +247,13 @@ class _UnitBuilder:
         digest = _digest("check", context, *relevant)
         known = self.store.check(digest)
         if known is None:
-            ptx = self.precompile(context) if precompile else None
+            ptx = self.precompile(context, text) if precompile else None
             if ptx is None:
                 ptx = self._header_alone()
             known = bool(_OWN_SYMBOL.search(ptx))
             self.store.put_check(digest, known)
         elif precompile and not known:
-            self.precompile(context)
+            self.precompile(context, text)
         return known
 
     def _header_alone(self, create_pch: str | None = None) -> str:
@@ -276,14 +276,18 @@ class _UnitBuilder:
         finally:
             release_free_memory()  # NVRTC's (see numbast_import.free_memory)
 
-    def precompile(self, context: str) -> str | None:
-        """Find or make NVRTC's precompiled preamble, where this NVRTC can; returns the PTX of
-        the header alone when making it compiled that."""
+    def precompile(self, context: str, text: str) -> str | None:
+        """Find or make NVRTC's precompiled preamble of the header ``text``, where this NVRTC
+        can; returns the PTX of the header alone when making it compiled that."""
         from numbast.core.nvrtc import has_automatic_pch
 
         if not has_automatic_pch():  # NVRTC's precompiled headers came with CUDA 12.8
             return None
-        key = {"context": context, "module": self.module, "arch": self.arch}
+        # The header's own text is part of the key (``context`` has its included files only):
+        # NVRTC uses a precompiled header given with --use-pch even when the header changed
+        # since (measured with CUDA 13: a function added afterwards is "undefined").
+        header = _digest("header", text)
+        key = {"context": context, "header": header, "module": self.module, "arch": self.arch}
         digest = _digest("prelude", json.dumps(key, sort_keys=True))
         self.precompiled = self.store.prelude(digest, key)
         if self.precompiled is not None:

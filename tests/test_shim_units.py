@@ -151,6 +151,23 @@ def test_an_edited_body_compiles_one_unit_and_an_appended_function_one(tmp_path)
     assert compiles == ["ltoir"], compiles
 
 
+def test_the_precompiled_preamble_is_of_the_header_as_edited(tmp_path):
+    # NVRTC uses a precompiled header given with --use-pch even when the header changed since
+    # it was made: a preamble made before an edit must not serve the edited header's units.
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    write_header(tmp_path)
+    cache = tmp_path / "cache"
+    result(run_python(COUNT_COMPILES, tmp_path, cache), "COMPILES ")
+    preludes = cache / "shim-preludes"
+    first = set(preludes.glob("*/*/prelude.pch"))
+    assert len(first) == 1
+    write_header(tmp_path, {i: f"x * {i}.5f" for i in range(FUNCTIONS)})  # every unit changes
+    compiles = result(run_python(COUNT_COMPILES, tmp_path, cache), "COMPILES ")
+    assert compiles.count("ltoir") == len(manifest(cache)["shim_units"]) >= 4, compiles
+    made = set(preludes.glob("*/*/prelude.pch")) - first
+    assert len(made) == 1, made
+
+
 def test_a_unit_missing_from_the_cache_is_compiled_again(project, tmp_path):
     source, _cache, _compiles = project
     cache = tmp_path / "cache"
