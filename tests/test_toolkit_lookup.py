@@ -222,3 +222,31 @@ def test_an_edited_header_is_rebuilt_without_a_toolkit_lookup_process(tmp_path):
     assert len([p for p in cache.glob("*/*/manifest.json")]) == 2  # rebuilt: a second entry
     (line,) = [ln for ln in edited.stdout.splitlines() if ln.startswith("PROCESSES ")]
     assert json.loads(line.removeprefix("PROCESSES ")) == []
+
+
+def test_a_library_found_without_a_process_is_asked_again_without_the_stamp(fake, monkeypatch):
+    """cudart and CCCL from the wheels: pathfinder answers at once, so a later process asks it
+    again rather than take the stamp (~2 ms of a warm import); once pathfinder needs its
+    subprocess for it, the answer is remembered under the stamp again."""
+    finder, memo = fake
+    include = install_curand_wheel(finder.site_packages)
+    direct = {"curand": True}
+
+    def found_directly(libname: str, answer: str | None) -> bool:
+        return answer is not None and direct[libname]
+
+    def lookup_directly() -> str | None:
+        toolkit_lookup.forget()
+        return toolkit_lookup.header_dir("curand", finder, found_directly)
+
+    assert lookup_directly() == str(include) and finder.asked == 1
+    assert json.loads(memo.read_text())["direct"] == ["curand"]
+    toolkit_lookup.forget()
+    assert toolkit_lookup.header_dir("curand", finder, found_directly) == str(include)
+    assert finder.asked == 2 and toolkit_lookup._stamp.cache_info().misses == 0  # no stamp
+    # Found now only by the subprocess (the wheel's headers moved to a CUDA_HOME, say): the
+    # fresh answer is kept under the stamp and believed from there by the next process.
+    direct["curand"] = False
+    assert lookup_directly() == str(include) and finder.asked == 3
+    assert json.loads(memo.read_text())["direct"] == []
+    assert lookup_directly() == str(include) and finder.asked == 3

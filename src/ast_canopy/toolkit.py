@@ -36,10 +36,29 @@ def header_dir(libname: str) -> str | None:
     from ast_canopy import toolkit_lookup
 
     try:
-        return toolkit_lookup.header_dir(libname, find_nvidia_header_directory)
+        return toolkit_lookup.header_dir(libname, find_nvidia_header_directory, _found_directly)
     except (RuntimeError, ValueError) as exc:  # pathfinder raises on unknown/unsupported libs
         logger.debug("cuda.pathfinder could not look up %s: %s", libname, exc)
         return None
+
+
+# How pathfinder reports the steps that need no subprocess (its CTK-root canary runs one).
+_DIRECT_STEPS = frozenset({"site-packages", "conda", "CUDA_PATH", "CUDA_HOME"})
+
+
+def _found_directly(libname: str, answer: str | None) -> bool:
+    """Whether pathfinder found ``libname`` without a subprocess: then asking it again in each
+    process is cheaper than checking the remembered answer. None is no such answer (every step
+    ran, the canary's too)."""
+    if answer is None:
+        return False
+    try:  # the step it was found by (cuda-pathfinder 1.9); earlier versions: not known
+        from cuda.pathfinder import locate_nvidia_header_directory
+    except ImportError:
+        return False
+    # pathfinder remembers its answers in the process (functools.cache): no second search.
+    located = locate_nvidia_header_directory(libname)
+    return located is not None and located.abs_path == answer and located.found_via in _DIRECT_STEPS
 
 
 def _env_toolkit_include() -> str | None:

@@ -21,6 +21,11 @@ Any change there makes the remembered answers stale: pathfinder is asked again. 
 remembered must still exist. Answers older than :data:`MAX_AGE_S` are asked again too, for a
 toolkit the system loader finds somewhere none of the above covers whose headers change by hand.
 
+A library pathfinder found without a subprocess (in the wheels, conda, ``CUDA_PATH``: cudart and
+CCCL from the wheels) is only marked so in the file (``direct``): a later process asks pathfinder
+again for it, which is cheaper than taking the stamp and always current; the stamp is taken only
+for the others (an absent cuRAND).
+
 The file names directories that clang and NVRTC search, so it is trusted only as the parser's
 other cached files are: yours and writable by no one else, checked on the file opened. Without
 a persistent cache directory the answers are remembered in this process only; a lookup never
@@ -39,6 +44,7 @@ import site
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from ast_canopy import cache, cache_files
 
@@ -50,25 +56,51 @@ _FORMAT = 1
 _ENV = ("CUDA_PATH", "CUDA_HOME", "CONDA_PREFIX", "LD_LIBRARY_PATH")
 
 Finder = Callable[[str], str | None]
+# (library, the directory pathfinder answered) -> whether it answered without a subprocess
+Directly = Callable[[str, str | None], bool]
 
 
-def header_dir(libname: str, ask: Finder) -> str | None:
+def header_dir(libname: str, ask: Finder, found_directly: Directly | None = None) -> str | None:
     """``ask(libname)`` (cuda.pathfinder's answer: a directory or None), remembered in the
     parser's cache directory until what it depends on changes. ``ask`` raising leaves nothing
-    remembered."""
+    remembered.
+
+    ``found_directly(libname, answer)`` says whether ``ask`` answered without a subprocess (in
+    the wheels, conda, ``CUDA_PATH``). A library answered so is asked again in every process,
+    which costs less than the stamp (listing ~10 directories, ~2 ms of a warm import) and is
+    current by construction; the memo keeps only which libraries those are."""
     memo = _memo_path()
     if memo is None:
         found = _asked[libname] = ask(libname)
         return found
+    record = _load(memo)
+    if found_directly is not None and libname in record.get("direct", ()):
+        found = ask(libname)
+        if found_directly(libname, found):
+            return found
+        # It needs the search that runs a subprocess now: remembered under the stamp below.
+    else:
+        found = _UNASKED
     stamp = _stamp()
-    answers, written = _read(memo, stamp)
-    if libname in answers and _still_there(answers[libname]):
-        return answers[libname]
-    found = _asked[libname] = ask(libname)
+    answers, written = _current(memo, record, stamp)
+    if found is _UNASKED:
+        if libname in answers and _still_there(answers[libname]):
+            return answers[libname]
+        found = ask(libname)
+    _asked[libname] = found
+    direct = set(record.get("direct", ())) if answers else set()
+    if found_directly is not None and found_directly(libname, found):
+        direct.add(libname)
+    else:
+        direct.discard(libname)
     # Answers added to current ones keep their date: the age bounds the oldest answer. This
     # process's earlier answers (asked before the cache directory existed) are kept too.
-    _write(memo, stamp, {**_asked, **answers, libname: found}, written if answers else time.time())
+    merged = {**_asked, **answers, libname: found}
+    _write(memo, stamp, merged, sorted(direct), written if answers else time.time())
     return found
+
+
+_UNASKED: Any = object()
 
 
 # pathfinder's answers in this process (under this process's stamp).
@@ -160,36 +192,42 @@ def _file_stamp(path: str) -> str:
 
 
 # -- the file -------------------------------------------------------------------------------
-def _read(memo: Path, stamp: str) -> tuple[dict[str, str | None], float]:
-    """The answers in ``memo`` and when they were first written, if it is safe, whole, recent
-    and of this ``stamp``; else ({}, 0)."""
+def _load(memo: Path) -> dict[str, Any]:
+    """The record in ``memo`` if it is safe and of this version's form; else {}."""
     try:
         fd = os.open(memo, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
-        return {}, 0.0
+        return {}
     except OSError as exc:
         logger.warning("not using the toolkit lookup memo %s: %s", memo, exc)
-        return {}, 0.0
+        return {}
     with os.fdopen(fd, "rb") as stream:
         problem = cache_files.unsafe_reason(os.fstat(stream.fileno()))
         if problem:
             logger.warning(
                 "not using the toolkit lookup memo %s: %s; remove it (it is remade)", memo, problem
             )
-            return {}, 0.0
+            return {}
         try:
             record = json.loads(stream.read())
         except (OSError, ValueError) as exc:
             logger.warning("ignoring the unreadable toolkit lookup memo %s: %s", memo, exc)
-            return {}, 0.0
-    answers = _valid_answers(record)
-    if answers is None:
+            return {}
+    if _valid_answers(record) is None:
         logger.info("ignoring the toolkit lookup memo %s: not in this version's form", memo)
+        return {}
+    return record
+
+
+def _current(memo: Path, record: dict[str, Any], stamp: str) -> tuple[dict[str, str | None], float]:
+    """The answers in ``record`` and when they were first written, if it is recent and of this
+    ``stamp``; else ({}, 0)."""
+    if not record:
         return {}, 0.0
     if record["stamp"] != stamp or not 0 <= time.time() - record["written"] < MAX_AGE_S:
         logger.debug("the toolkit lookup memo %s is stale: asking cuda.pathfinder again", memo)
         return {}, 0.0
-    return answers, float(record["written"])
+    return record["answers"], float(record["written"])
 
 
 def _valid_answers(record: object) -> dict[str, str | None] | None:
@@ -200,6 +238,9 @@ def _valid_answers(record: object) -> dict[str, str | None] | None:
         return None
     if not isinstance(answers, dict):
         return None
+    direct = record.get("direct", [])  # absent in memos written before it was kept
+    if not (isinstance(direct, list) and all(isinstance(name, str) for name in direct)):
+        return None
     for name, directory in answers.items():
         if not isinstance(name, str):
             return None
@@ -208,8 +249,11 @@ def _valid_answers(record: object) -> dict[str, str | None] | None:
     return answers
 
 
-def _write(memo: Path, stamp: str, answers: dict[str, str | None], written: float) -> None:
+def _write(
+    memo: Path, stamp: str, answers: dict[str, str | None], direct: list[str], written: float
+) -> None:
     record = {"format": _FORMAT, "stamp": stamp, "written": written, "answers": answers}
+    record["direct"] = direct
     try:
         cache_files.write_atomically(memo, json.dumps(record, indent=1).encode())
     except OSError as exc:

@@ -20,7 +20,6 @@ from .shim_links import (
     _LiveShimUnit,
     _OncePerModule,
     _PrecompiledUnit,
-    _stand_in_dirs,
     add_nvrtc_include_dirs,
     compile_ltoir,
     runtime_part,
@@ -73,7 +72,9 @@ class ShimLibrary:
         self._units: Any = None  # ShimUnits (runtime.shim_units), when compiled in units
         self._declared: dict[str, str] = {}
         self._rejected: dict[str, str] = {}
-        add_nvrtc_include_dirs([*self.include_dirs, *_stand_in_dirs()])
+        # The stand-in headers join numba-cuda's search path when it first compiles shims
+        # (_let_numba_cuda_find_cccl), not here: finding them imports numbast.core.nvrtc.
+        add_nvrtc_include_dirs(self.include_dirs)
         _track_for_kernel_cache(self, name)
 
     @property

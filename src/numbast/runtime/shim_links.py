@@ -183,17 +183,12 @@ def runtime_part(name: str, required: bool = True) -> Any:
     return None
 
 
-def _stand_in_dirs() -> list[str]:
-    nvrtc = runtime_part("core.nvrtc", required=False)
-    found = nvrtc.stand_in_dir() if nvrtc is not None else None
-    return [] if found is None else [found]
-
-
 @functools.cache
 def _let_numba_cuda_find_cccl() -> None:
-    """Add the directory that holds CCCL as ``cccl/`` (``nvrtc.cccl_holder_dir``) to numba-cuda's
-    NVRTC search path, once, when numba-cuda first compiles shims: finding CCCL may start a
-    process (cuda.pathfinder), which a warm import must not pay."""
+    """Add the directory that holds CCCL as ``cccl/`` (``nvrtc.cccl_holder_dir``), then the
+    stand-in headers, to numba-cuda's NVRTC search path, once, when numba-cuda first compiles
+    shims: finding CCCL may start a process (cuda.pathfinder), and the stand-ins' directory is
+    known only by importing numbast.core.nvrtc, which a warm import must not pay."""
     nvrtc = runtime_part("core.nvrtc", required=False)
     if nvrtc is not None:
         add_nvrtc_include_dirs(nvrtc.numba_cuda_search_dirs())
