@@ -250,3 +250,20 @@ def test_a_library_found_without_a_process_is_asked_again_without_the_stamp(fake
     assert lookup_directly() == str(include) and finder.asked == 3
     assert json.loads(memo.read_text())["direct"] == []
     assert lookup_directly() == str(include) and finder.asked == 3
+
+
+def test_an_answer_asked_before_the_cache_directory_existed_is_marked_direct(fake):
+    """A cold import asks where cudart is before its first parse makes the cache directory;
+    the memo written later says cudart came without a subprocess, so a warm import asks
+    pathfinder again rather than take the stamp."""
+    finder, memo = fake
+    include = install_curand_wheel(finder.site_packages)
+    cudart = str(finder.site_packages / "nvidia" / "cu13" / "include")
+    answers = {"cudart": cudart}
+    toolkit_lookup.forget()
+    cache.use_directory(None)
+    assert toolkit_lookup.header_dir("cudart", answers.get, lambda lib, found: True) == cudart
+    cache.use_directory(memo.parent)
+    assert toolkit_lookup.header_dir("curand", finder, lambda lib, found: False) == str(include)
+    record = json.loads(memo.read_text())
+    assert record["direct"] == ["cudart"] and set(record["answers"]) == {"cudart", "curand"}

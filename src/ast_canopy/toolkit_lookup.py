@@ -71,12 +71,11 @@ def header_dir(libname: str, ask: Finder, found_directly: Directly | None = None
     current by construction; the memo keeps only which libraries those are."""
     memo = _memo_path()
     if memo is None:
-        found = _asked[libname] = ask(libname)
-        return found
+        return _ask(libname, ask, found_directly)
     record = _load(memo)
     if found_directly is not None and libname in record.get("direct", ()):
-        found = ask(libname)
-        if found_directly(libname, found):
+        found = _ask(libname, ask, found_directly)
+        if libname in _direct:
             return found
         # It needs the search that runs a subprocess now: remembered under the stamp below.
     else:
@@ -86,17 +85,23 @@ def header_dir(libname: str, ask: Finder, found_directly: Directly | None = None
     if found is _UNASKED:
         if libname in answers and _still_there(answers[libname]):
             return answers[libname]
-        found = ask(libname)
-    _asked[libname] = found
+        found = _ask(libname, ask, found_directly)
+    # This process's answers (some asked before the cache directory existed) are all written,
+    # with which of them came without a subprocess; answers added to current ones keep their
+    # date: the age bounds the oldest answer.
     direct = set(record.get("direct", ())) if answers else set()
-    if found_directly is not None and found_directly(libname, found):
-        direct.add(libname)
-    else:
-        direct.discard(libname)
-    # Answers added to current ones keep their date: the age bounds the oldest answer. This
-    # process's earlier answers (asked before the cache directory existed) are kept too.
+    direct = (direct - set(_asked)) | _direct
     merged = {**_asked, **answers, libname: found}
     _write(memo, stamp, merged, sorted(direct), written if answers else time.time())
+    return found
+
+
+def _ask(libname: str, ask: Finder, found_directly: Directly | None) -> str | None:
+    found = _asked[libname] = ask(libname)
+    if found_directly is not None and found_directly(libname, found):
+        _direct.add(libname)
+    else:
+        _direct.discard(libname)
     return found
 
 
@@ -105,11 +110,14 @@ _UNASKED: Any = object()
 
 # pathfinder's answers in this process (under this process's stamp).
 _asked: dict[str, str | None] = {}
+# Those of them it answered without a subprocess.
+_direct: set[str] = set()
 
 
 def forget() -> None:
     """Forget this process's answers and stamp (tests that change the toolkit's layout)."""
     _asked.clear()
+    _direct.clear()
     _stamp.cache_clear()
 
 
