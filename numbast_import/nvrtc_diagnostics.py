@@ -7,14 +7,16 @@ that leads from a shim into a header's template ("detected during instantiation 
 shim uses but the header never defines: "was referenced but not defined", reported at the
 header's declaration) is matched by name: a shim's name holds the Itanium-mangled name of the
 declaration it calls, which spells the function's qualified name one length-prefixed part at a
-time.
+time; or, for a member of a class (a template probe's ``group_size<thread_group>`` instantiates a
+call of ``thread_group::num_threads``), by the shims whose text gives that class as a template
+argument.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 _START = re.compile(r"^(?P<file>\S.*?)\((?P<line>\d+)\): (?P<kind>(?:catastrophic )?error|warning)")
@@ -85,3 +87,22 @@ def shims_calling_undefined(diagnostic: Diagnostic, shim_names: Iterable[str]) -
         return set()  # an operator or a template-id: not spelled as a plain name when mangled
     fragment = re.compile(r"(?<![0-9])" + "".join(f"{len(p)}{re.escape(p)}" for p in parts))
     return {name for name in shim_names if fragment.search(name)}
+
+
+def shims_instantiating_with_owner(
+    diagnostic: Diagnostic, shims: Sequence[tuple[str, str]]
+) -> set[str]:
+    """For "function C::m was referenced but not defined" (C a class): the shims whose text
+    gives C as a template argument, the instances whose bodies call it (empty for other
+    errors, and when the owner is no plain name)."""
+    match = _UNDEFINED.search(diagnostic.message)
+    if match is None:
+        return set()
+    parts = match.group("name").split("::")
+    if len(parts) < 2 or not _IDENTIFIER.fullmatch(parts[-2]):
+        return set()
+    # The owner as an argument: after `<` or `,`, maybe qualified, before `>`, `,`, `*` or `&`.
+    argument = re.compile(
+        r"[<,]\s*(?:::)?(?:[A-Za-z_][A-Za-z0-9_]*::)*" + re.escape(parts[-2]) + r"\s*[>,*&]"
+    )
+    return {name for name, text in shims if argument.search(text)}

@@ -8,7 +8,9 @@ inline function declared but never defined, a template whose body does not compi
 instance bound). Such a shim is left out, with NVRTC's message, and the others compiled again;
 never the whole import. Errors name their shim (``nvrtc_diagnostics``: each shim is a file of
 its own to NVRTC); an error that names none (reported at a line of the header) is first matched
-by name, then the shims are split in halves, compiled with a precompiled header, until each
+by name (the callee a shim's mangled name spells, or the class a template probe gives as an
+argument, whose member is undefined: then the other shims are compiled once, without the
+halving), else the shims are split in halves, compiled with a precompiled header, until each
 such error is pinned to a shim. Only when the header alone does not compile is the import
 refused, with NVRTC's log. There is no round limit: every round leaves a shim out or ends.
 """
@@ -26,6 +28,7 @@ from numbast_import.nvrtc_diagnostics import (
     Diagnostic,
     errors_in,
     shims_calling_undefined,
+    shims_instantiating_with_owner,
     shims_named,
 )
 
@@ -69,19 +72,23 @@ def compile_shims_to_ltoir(
     nvrtc_options: Sequence[str] = (),
     on_round: Callable[[int, int], None] | None = None,
     precompiled_header: str | None = None,
+    exact: bool = True,
 ) -> CompiledShims:
     """LTO-IR of the preamble and ``shims`` for ``arch``, leaving out the shims NVRTC rejects;
     ``include_dirs`` come first on the include path, ``nvrtc_options`` last (the header's own:
     ``-default-device``). ``on_round(compiling, of)`` is told before each compile of the
     unit how many of the shims it holds (the build's progress line). ``precompiled_header``:
-    NVRTC's precompiled preamble to use (``numbast_import.shim_units``). Raises
+    NVRTC's precompiled preamble to use (``numbast_import.shim_units``). ``exact=False``: the
+    template instances given a class whose member NVRTC finds undefined are all left out once
+    the other shims compile, not split to find which of them call it (coverage's probes: a
+    template is bound when any instance compiles, and each split is a compile). Raises
     ShimCompileError when the header itself does not compile."""
     from numbast.core.nvrtc import unit_options
     from numbast_import.free_memory import release_free_memory
 
     options = unit_options(arch, lto=True, user_dirs=include_dirs, extra=nvrtc_options)
     try:
-        with _Compiler(preamble, name, options, precompiled_header) as compiler:
+        with _Compiler(preamble, name, options, precompiled_header, exact) as compiler:
             return _compile_rounds(compiler, shims, on_round)
     finally:
         release_free_memory()  # NVRTC's, so that the next compile's peak does not stack on it
@@ -124,15 +131,23 @@ class _Compiler:
     headers live in a private directory, removed when the compiler is done."""
 
     def __init__(
-        self, preamble: str, name: str, options: list[str], precompiled: str | None = None
+        self,
+        preamble: str,
+        name: str,
+        options: list[str],
+        precompiled: str | None = None,
+        exact: bool = True,
     ) -> None:
         self.preamble = preamble
+        self.exact = exact
         self.name = name
         self.options = options
         self.precompiled = precompiled  # a precompiled preamble's path (never with -pch)
         self._failures = 0
         self._probing = False
         self._pch_dir: str | None = None
+        # The last unit that compiled: a round compiles what the pinning just compiled.
+        self._last_compiled: tuple[str, bytes] | None = None
 
     def __enter__(self) -> _Compiler:
         return self
@@ -146,13 +161,17 @@ class _Compiler:
         """(LTO-IR, "") or (None, NVRTC's log)."""
         from numbast.core.nvrtc import NvrtcError, compile_unit
 
+        if self._last_compiled is not None and self._last_compiled[0] == source:
+            return self._last_compiled[1], ""
         options = self.options
         if self.precompiled is not None:
             options = [*options, f"--use-pch={self.precompiled}", "-pch-messages=false"]
         elif self._probing or self._failures >= 2:
             options = [*options, *self._pch_options()]
         try:
-            return compile_unit(source, self.name, options, "ltoir").code, ""
+            code = compile_unit(source, self.name, options, "ltoir").code
+            self._last_compiled = (source, code)
+            return code, ""
         except NvrtcError as exc:
             if self.precompiled is not None and "cannot open precompiled header" in exc.log:
                 self.precompiled = None  # removed meanwhile (prune): compile without it
@@ -176,21 +195,65 @@ class _Compiler:
         rejected, unpinned = _pinned(errors_in(log), names)
         if not unpinned and rejected:
             return rejected
-        self._probing = True
-        header_log = self.probe([])
-        if header_log is not None:
-            raise self.header_error(header_log, "the header does not compile")
-        for diagnostic in unpinned:
-            for shim_name in shims_calling_undefined(diagnostic, names):
-                rejected.setdefault(shim_name, diagnostic.short())
-        rest = [shim for shim in shims if shim[0] not in rejected]
         started = time.perf_counter()
-        rejected.update(self.isolate(rest))
+        if not self._pinned_by_name(shims, unpinned, rejected):
+            self._probing = True
+            header_log = self.probe([])
+            if header_log is not None:
+                raise self.header_error(header_log, "the header does not compile")
+            rest = [shim for shim in shims if shim[0] not in rejected]
+            rejected.update(self.isolate(rest))
         logger.info(
             "%s: errors at lines of the header pinned to %d shims in %.1f s",
             self.name, len(rejected), time.perf_counter() - started,
         )  # fmt: skip
         return rejected
+
+    def _pinned_by_name(
+        self,
+        shims: list[tuple[str, str]],
+        unpinned: list[Diagnostic],
+        rejected: dict[str, str],
+    ) -> bool:
+        """Pins ``unpinned`` by name into ``rejected`` (the shims calling an undefined function,
+        the template instances given the class whose member is undefined), checked by compiling
+        the other shims once; then, of several such instances, only these are split (unless
+        not ``exact``: then they are all rejected, coverage's probes). False when
+        some error is not pinned so, or the others do not compile (the caller splits them all;
+        the callers stay rejected)."""
+        named: dict[str, str] = {}
+        unexplained = False
+        for diagnostic in unpinned:
+            callers = shims_calling_undefined(diagnostic, [name for name, _text in shims])
+            for shim_name in callers:
+                rejected.setdefault(shim_name, diagnostic.short())
+            instances = set()
+            if not callers:  # a shim's own callee explains it; else the instances' bodies
+                instances = shims_instantiating_with_owner(diagnostic, shims) - set(rejected)
+            for shim_name in instances:
+                named.setdefault(shim_name, diagnostic.short())
+            unexplained = unexplained or not (callers or instances)
+        if unexplained or not unpinned:
+            return False
+        while True:  # the others, less those their own errors name (NVRTC stops at 100 errors)
+            rest = [shim for shim in shims if shim[0] not in rejected and shim[0] not in named]
+            log = self.probe(rest) if rest else ""
+            if log is None:
+                break
+            more, unnamed = _pinned(errors_in(log), [name for name, _text in rest])
+            if unnamed or not more:
+                return False
+            rejected.update(more)
+        # The others compiled: the errors are the named instances'. Several: which of them.
+        if len(named) <= 1 or not self.exact:
+            rejected.update(named)
+        else:
+            self._probing = True
+            suspects = [shim for shim in shims if shim[0] in named]
+            half = len(suspects) // 2
+            rejected.update(self.isolate(suspects[:half]))
+            rejected.update(self.isolate(suspects[half:]))
+        return True
 
     def isolate(self, shims: list[tuple[str, str]]) -> dict[str, str]:
         """Shim -> message for the shims of ``shims`` that do not compile, found by compiling

@@ -31,8 +31,12 @@ logger = logging.getLogger(__name__)
 PROBES_PER_UNIT = 2000
 # Fallbacks are tried in stages, the first few of each template first: a template's later ones
 # only when its earlier ones failed. Each probe that fails costs NVRTC errors, and NVRTC stops at
-# 100 errors a compile: another compile of the header for every ~25 probes that fail.
+# 100 errors a compile (unless its front end takes ERROR_LIMIT): another compile of the header
+# for every ~25 probes that fail.
 FALLBACK_STAGES = (3, 24)
+# NVRTC's front end's error limit, raised where it takes the option (CUDA 13.5 does; NVRTC has no
+# option of its own): a unit's probes that fail are then all named by its first compile.
+ERROR_LIMIT = "-Xcudafe=--error_limit=100000"
 
 
 class ProbeOutcome(NamedTuple):
@@ -141,10 +145,15 @@ def _compile(
     """Probe function -> None when it compiles, else the compiler's first error about it (the
     shim compiler pins each error to its probe); every probe gets the error when the preamble
     itself does not compile."""
+    from numbast.core.nvrtc import accepts_option
     from numbast_import.shim_compiler import ShimCompileError, compile_shims_to_ltoir
 
+    if accepts_option(ERROR_LIMIT):
+        nvrtc_options = [*nvrtc_options, ERROR_LIMIT]
     try:
-        compiled = compile_shims_to_ltoir(preamble, units, name, arch, include_dirs, nvrtc_options)
+        compiled = compile_shims_to_ltoir(
+            preamble, units, name, arch, include_dirs, nvrtc_options, exact=False
+        )
     except ShimCompileError as exc:
         first = str(exc).splitlines()[1:2] or [str(exc)]
         return {function: first[0].strip() for function, _text in units}
