@@ -12,7 +12,10 @@ compiler's first message about its first candidate.
 The shim compiler (``numbast_import.shim_compiler``) pins each error to its probe, as it does
 for shims: each probe is a file of its own to NVRTC, so an error in it, or one inside a
 template's body followed by the chain of instantiations that led there, names it; an error
-that names none is pinned by compiling halves.
+that names none is pinned by name where it can be (an undefined member of a class: the probes
+given that class as an argument, all left out once the others compile), else by compiling
+halves. Where NVRTC's front end takes it, a probe unit raises its error limit (``ERROR_LIMIT``),
+so that one compile names every probe that fails.
 """
 
 from __future__ import annotations
