@@ -1,51 +1,21 @@
-"""The built-in modules numbast.headers.cufp16 / cubf16 / cufp8 / cufp6 / cufp4 / cucomplex /
-curand: generated through the same cache and loader as user headers, every binding feature they
-use linked to sm_90 cubins (tests/scripts/builtin_formats.py, curand_checks.py), warm imports
-with no clang and no NVRTC, types shared between modules whatever the import order, and on the
-GPU the numbers (bit for bit against CUDA C++ for cuRAND)."""
+"""The built-in modules numbast.headers.cufp16 / cubf16 / cufp8 / cufp6 / cufp4 / cucomplex:
+generated through the same cache and loader as user headers, every binding feature they use
+linked to sm_90 cubins (tests/scripts/builtin_formats.py), warm imports with no clang and no
+NVRTC, types shared between modules whatever the import order, and on the GPU the numbers.
+numbast.headers.curand has a file of its own (test_import_curand.py: pytest-xdist's workers
+take whole files, so the two builds run side by side)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from builtin_header_support import FORBID_NVRTC, SCRIPTS, run_script
 from import_support import entries, make_project, run_python
 
 from numbast_import.builtin_headers import BUILTIN_HEADERS
 
-SCRIPTS = Path(__file__).parent / "scripts"
 FORMATS = ["cubf16", "cucomplex", "cufp16", "cufp4", "cufp6", "cufp8"]
-
-FORBID_NVRTC = """
-import sys
-import cuda.core
-from numba.cuda.cudadrv import nvrtc
-
-def forbidden(*args, **kwargs):
-    raise AssertionError("NVRTC was asked to compile on a warm import")
-
-cuda.core.Program = forbidden
-nvrtc.compile = nvrtc.Program = forbidden
-"""
-
-
-def run_script(script: str, mode: str, project: Path, cache: Path, **env: str):
-    code = f"import runpy, sys; sys.argv = ['{script}', '{mode}']; "
-    code += f"runpy.run_path({str(SCRIPTS / script)!r}, run_name='__main__')"
-    return run_python(code, project, cache, **env)
-
-
-def curand_headers_installed() -> bool:
-    from ast_canopy.toolkit import curand_include_dir
-
-    return curand_include_dir() is not None
-
-
-needs_curand = pytest.mark.skipif(
-    not curand_headers_installed(),
-    reason='cuRAND headers not installed: pip install "numbast-import[curand]"',
-)
 
 
 @pytest.fixture(scope="module")
@@ -132,48 +102,6 @@ def test_used_modules_are_in_include_order():
             assert order.index(used) < order.index(name), (name, used)
 
 
-def test_curand_without_its_headers_names_the_extra(monkeypatch):
-    import ast_canopy.toolkit
-    from numbast_import.config import load_project_config
-    from numbast_import.errors import ToolkitMissingError
-    from numbast_import.finder import resolve_mapping
-
-    monkeypatch.setattr(ast_canopy.toolkit, "curand_include_dir", lambda: None)
-    with pytest.raises(ToolkitMissingError, match=r"numbast-import\[curand\]"):
-        resolve_mapping("numbast.headers", "curand", load_project_config())
-
-
-@needs_curand
-def test_curand_kernels_link_then_import_warm(tmp_path):
-    project, cache = make_project(tmp_path), tmp_path / "cache"
-    cold = run_script("curand_checks.py", "link", project, cache, NUMBAST_IMPORT_ARCH="sm_90")
-    assert cold.returncode == 0, cold.stderr
-    assert "linked xorwow" in cold.stdout and "linked mrg32k3a" in cold.stdout
-    assert "reference compiled True" in cold.stdout
-    warm = run_python(
-        FORBID_NVRTC
-        + """
-import numpy as np
-import numbast.headers.curand as curand
-from numba.cuda import types
-from support import link_kernel_to_cubin
-
-def kernel(out):
-    s = curand.curandState()
-    curand.curand_init(np.uint64(1), np.uint64(0), np.uint64(0), s)
-    out[0] = curand.curand_uniform(s)
-
-link_kernel_to_cubin(kernel, (types.float32[:],), arch="sm_90")
-print("linked warm, clang loaded:", "clang.cindex" in sys.modules)
-""",
-        project,
-        cache,
-        NUMBAST_IMPORT_ARCH="sm_90",
-    )
-    assert warm.returncode == 0, warm.stderr
-    assert "linked warm, clang loaded: False" in warm.stdout
-
-
 @pytest.mark.gpu
 def test_format_numbers(tmp_path):
     project, cache = make_project(tmp_path), tmp_path / "cache"
@@ -183,16 +111,3 @@ def test_format_numbers(tmp_path):
         assert f"ok {name}" in result.stdout
     assert "ok cufp16 on float16 arrays" in result.stdout
     assert "ok cubf16 on bfloat16 arrays" in result.stdout
-
-
-@pytest.mark.gpu
-@needs_curand
-def test_curand_numbers(tmp_path):
-    project, cache = make_project(tmp_path), tmp_path / "cache"
-    result = run_script("curand_checks.py", "run", project, cache)
-    assert result.returncode == 0, result.stderr + result.stdout
-    for name in ("xorwow", "philox", "mrg32k3a"):
-        assert f"ok {name} bit for bit: local, array element, pointer" in result.stdout
-        for distribution in ("uniform", "normal", "log-normal", "poisson"):
-            assert f"ok {name} {distribution}:" in result.stdout
-    assert "ok philox curand_uniform4 bit for bit" in result.stdout
