@@ -27,6 +27,30 @@ CallPicker = Callable[[Any, dict[str, Any], dict[str, Any]], Any]
 CallReplacer = Callable[[Any, Any, Any, Any, dict[str, Any]], None]
 
 
+def new_updating_stub(
+    function_stub: Callable,
+    positions: Iterable[int],
+    positions_table: dict[Any, set[int]],
+    updaters: dict[Any, Callable],
+) -> Callable | None:
+    """Record that ``function_stub`` takes a struct by address at ``positions``; returns the
+    stub of its updating call when it has none yet (the caller registers its typing and
+    lowering with its backend), else None. The tables are the backend's own."""
+    from .overloads import make_function_stub
+    from .state import LOCK
+
+    with LOCK:
+        positions_table.setdefault(function_stub, set()).update(positions)
+        if function_stub in updaters:
+            return None
+        updater = make_function_stub(
+            f"<updating call of {function_stub._numbast_qual_name_}>",
+            f"numbast_updating_{function_stub.__name__}",
+        )
+        updaters[function_stub] = updater
+    return updater
+
+
 def install_call_rewrite(
     installed: list, name: str, pick: CallPicker, replace: CallReplacer, core: str = NUMBA_CUDA_CORE
 ) -> None:

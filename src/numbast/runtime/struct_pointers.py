@@ -25,9 +25,14 @@ from numba.cuda import cgutils, types
 from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, signature
 
-from .call_rewrites import called_stub, install_call_rewrite, rewrite_into_updating_call
+from .call_rewrites import (
+    called_stub,
+    install_call_rewrite,
+    new_updating_stub,
+    rewrite_into_updating_call,
+)
 from .deferred import run_lookups
-from .overloads import DEFAULT_REGISTRIES, Registries, make_function_stub
+from .overloads import DEFAULT_REGISTRIES, Registries
 from .state import LOCK, shared_table
 from .structs import is_struct_value, struct_pointer_positions  # noqa: F401  (used by callers)
 
@@ -59,15 +64,9 @@ def add_struct_pointer_parameters(
     """Let kernels pass a struct value where ``function_stub`` has a pointer to a bound struct
     (at ``positions`` of one of its overloads) and get the updated value back."""
     _install_rewrite()
-    with LOCK:
-        _POSITIONS.setdefault(function_stub, set()).update(positions)
-        if function_stub in _UPDATERS:
-            return
-        updater = make_function_stub(
-            f"<updating call of {function_stub._numbast_qual_name_}>",
-            f"numbast_updating_{function_stub.__name__}",
-        )
-        _UPDATERS[function_stub] = updater
+    updater = new_updating_stub(function_stub, positions, _POSITIONS, _UPDATERS)
+    if updater is None:
+        return
     template = type(
         f"numbast_updating_{function_stub.__name__}",
         (_UpdatingCall,),

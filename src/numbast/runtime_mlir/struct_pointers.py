@@ -33,10 +33,10 @@ from numba_cuda_mlir.numba_cuda.typing.templates import AbstractTemplate, signat
 from ..runtime.call_rewrites import (
     called_stub,
     install_call_rewrite,
+    new_updating_stub,
     rewrite_into_updating_call,
 )
-from ..runtime.overloads import make_function_stub
-from ..runtime.state import LOCK, shared_table
+from ..runtime.state import shared_table
 from ..runtime.struct_pointers import no_overload_message, signature_with_struct_addresses
 from .calls import load_value, stack_slot, store_value
 from .overloads import OverloadSet, find_overload_set
@@ -57,15 +57,9 @@ def add_struct_pointer_parameters(function_stub: Callable, positions: Iterable[i
         _REWRITE_INSTALLED, "RewriteStructPointerArgumentsMlir", _pick_call, _call_updater,
         core=MLIR_CORE,
     )  # fmt: skip
-    with LOCK:
-        _POSITIONS.setdefault(function_stub, set()).update(positions)
-        if function_stub in _UPDATERS:
-            return
-        updater = make_function_stub(
-            f"<updating call of {function_stub._numbast_qual_name_}>",
-            f"numbast_updating_{function_stub.__name__}",
-        )
-        _UPDATERS[function_stub] = updater
+    updater = new_updating_stub(function_stub, positions, _POSITIONS, _UPDATERS)
+    if updater is None:
+        return
     template = type(
         f"numbast_mlir_updating_{function_stub.__name__}",
         (_UpdatingCall,),
