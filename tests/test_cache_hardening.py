@@ -21,6 +21,7 @@ import pytest
 from import_support import IMPORT_VEC, cli, entries, make_project, run_python
 
 from numbast_import.cache.manifest import BINDINGS, BINDINGS_CODE, MANIFEST, code_to_pyc, sha256
+from numbast_import.cache.store import changed_while_building, start_after_recent_write
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 OTHER_UID = 4242
@@ -242,6 +243,20 @@ def test_4_a_build_whose_included_file_changed_meanwhile_is_not_stored(tmp_path)
     assert second.returncode == 0, second.stderr
     assert second.stdout.strip() == "True"  # built again, from the file as it is now
     assert len(entries(cache)) == 1
+
+
+def test_4_a_header_written_just_before_its_build_is_stored(tmp_path):
+    # A header written just before its import (benchmarks/cub_blocks.py writes its wrapper, then
+    # imports it) has a time within the coarse clock's margin of the build's start: counted as
+    # modified during the build, its entry was never stored, and every run built it cold.
+    header = tmp_path / "fresh.cuh"
+    header.write_text("__device__ inline float fresh(float x) { return x; }\n")
+    digest = sha256(header.read_bytes())
+    started = start_after_recent_write(str(header))
+    components = {"header": str(header), "header_sha256": digest}
+    assert changed_while_building(components, {str(header): digest}, started) is None
+    header.write_text("__device__ inline float fresh(float x) { return -x; }\n")  # during it
+    assert changed_while_building(components, {str(header): digest}, started) is not None
 
 
 # -- 5. wrong-typed manifest fields ----------------------------------------------------------

@@ -83,7 +83,7 @@ class CacheStore:
         root cannot be written, or an input changed during the build, in memory."""
 
         def make(target: Path | None) -> Made:
-            started = time.time_ns()
+            started = start_after_recent_write(components.get("header"))
             output = builder(target)
             fields = {**output.notes, "included_files": dict(output.included_files)}
             changed = changed_while_building(components, output.included_files, started)
@@ -110,6 +110,25 @@ def read_entry(path: Path) -> tuple[dict[str, Any] | None, dict[str, bytes], lis
 def included_files_changed(manifest: Mapping[str, Any]) -> list[str]:
     """Included files of an entry that changed since it was built, or are gone."""
     return included_file_differences(manifest["included_files"], manifest.get("included_stamps"))
+
+
+def start_after_recent_write(header: object) -> int:
+    """The build's start time, taken once the header's last write is surely before it. A header
+    written just before its import (a generated wrapper, a script writing its header) carries a
+    time inside the coarse clock's margin, which would count it as modified during the build:
+    its entry would never be stored. Waiting out the margin (at most 0.1 s, on a build that
+    takes seconds) tells the two apart."""
+    now = time.time_ns()
+    if not isinstance(header, str):
+        return now
+    try:
+        wait_ns = os.stat(header).st_mtime_ns + _COARSE_CLOCK_NS - now
+    except OSError:
+        return now  # changed_while_building says so after the build
+    if 0 < wait_ns <= 2 * _COARSE_CLOCK_NS:  # a time further ahead is a skewed clock: no wait
+        time.sleep(wait_ns / 1e9 + 0.001)
+        now = time.time_ns()
+    return now
 
 
 def changed_while_building(
