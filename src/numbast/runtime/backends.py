@@ -119,6 +119,12 @@ _RECEIVERS: dict[str, Any] = shared_table("backend_receivers", dict)
 _WATCHER: list = shared_table("backend_import_watcher", list)  # the finder, once made
 
 
+def wanted() -> bool:
+    """Whether any other backend takes registrations in this process: its compiler imported,
+    or installed (then they wait for its import). A caller makes a Registration only then."""
+    return any(b.trigger in sys.modules or _installed(b) for b in OTHER_BACKENDS)
+
+
 def hand_over(registration: Registration) -> None:
     """Give ``registration`` to every other backend: now to those whose compiler the process
     has imported, later to the others, when (if ever) it imports theirs; never to those whose

@@ -112,15 +112,17 @@ def after_refresh(callback: Callable[[Any], None]) -> None:
 
 class LazyOverloads:
     """One module's bound functions whose overloads wait for their first lookup. The module
-    adds each function's rows as it makes its stubs (:meth:`add`); its deferred registration
-    makes this ready with what registers a function's rows (:meth:`ready`), which costs the
-    same whatever the number of functions; a lookup of a stub then registers that stub's rows
-    only. Stubs are found here by identity, and rows are kept as the module's plain tuples:
-    nothing is added to a stub, so a header's thousands of functions give the cyclic GC no
-    more objects to traverse in each of Numba's full collections during a compile."""
+    gives each function's rows as it makes its stubs (all at once, or :meth:`add`); its
+    deferred registration makes this ready with what registers a function's rows
+    (:meth:`ready`), which costs the same whatever the number of functions; a lookup of a stub
+    then registers that stub's rows only. Stubs are found here by identity, and rows are kept
+    as the module's plain tuples: nothing is added to a stub, so a header's thousands of
+    functions give the cyclic GC no more objects to traverse in each of Numba's full
+    collections during a compile."""
 
-    def __init__(self) -> None:
-        self._rows: dict[Any, tuple] = {}  # stub -> its rows (plain tuples) not registered yet
+    def __init__(self, rows: dict[Any, tuple] | None = None) -> None:
+        # stub -> its rows (plain tuples) not registered yet; ``rows`` is taken over
+        self._rows: dict[Any, tuple] = {} if rows is None else rows
         self._register: Callable[[Sequence[Any]], None] | None = None
 
     def add(self, stub: Callable, row: tuple) -> None:

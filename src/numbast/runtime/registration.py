@@ -224,5 +224,8 @@ def hand_over(*parts: Any, **entries: Any) -> None:
     backends: it uses the installed numbast's, and where there is none, bindings serve
     numba-cuda only."""
     backends = runtime_part("runtime.backends", required=False)
-    if backends is not None:
+    # Nothing to make where no other backend's compiler is imported or installed (an older
+    # installed numbast has no ``wanted``: it is asked each time).
+    wanted = getattr(backends, "wanted", None)
+    if backends is not None and (wanted is None or wanted()):
         backends.hand_over(backends.Registration(*parts, **entries))
