@@ -84,6 +84,7 @@ def generate(
     shims. ``entry_dir`` is where the entry will be (None: in memory only); ``progress`` is
     told each stage (numbast_import.progress)."""
     from ast_canopy.cache import is_parser_file
+    from numbast.static.module_code import compile_module
     from numbast_import.free_memory import release_free_memory
     from numbast_import.shim_compiler import ShimCompileError
     from numbast_import.shim_units import ShimStore, compile_module_shims
@@ -106,8 +107,8 @@ def generate(
         _report_plan(rendered.decisions, progress)
         source = rendered.source
         filename = bindings_filename(entry_dir, module_name)
-        code = compile(source, filename, "exec")
-        release_free_memory()  # the parse's and compile()'s: NVRTC's peak comes next
+        code = compile_module(source, rendered.code, filename)  # the rows not parsed
+        release_free_memory()  # the parse's and planning's: NVRTC's peak comes next
         preamble = rendered.preamble
         if preamble is None:
             preamble = _evaluated_preamble(config, mapping, module_name, filename)
@@ -259,7 +260,9 @@ def _render(config, mapping: HeaderMapping, module_name: str, progress):
         warnings.simplefilter("always")
         try:
             # The installed runtime, not a copy: numbast is installed wherever entries run.
-            rendered = render_bindings(config, embed_runtime=False, on_stage=progress.stage)
+            rendered = render_bindings(
+                config, embed_runtime=False, on_stage=progress.stage, with_code=True
+            )
         except ParseError as exc:
             raise HeaderParseError(
                 _parse_failure(exc, mapping, module_name), exc.diagnostics, name=module_name

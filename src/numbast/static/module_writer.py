@@ -28,6 +28,7 @@ from numbast.core.row_writer import RowWriter
 from numbast.core.rows import FORMAT
 from numbast.static.config import StaticConfig
 from numbast.static.literals import literal
+from numbast.static.module_code import ModuleCode, RowConstants
 from numbast.static.module_plan import ModulePlan
 from numbast.static.runtime_copy import FEATURES, runtime_copy, runtime_features
 
@@ -122,12 +123,27 @@ def _config_from(config: StaticConfig) -> str:
 # -- the rows ---------------------------------------------------------------------------------
 
 
-def _rows(name: str, rows: Sequence[str], comment: str = "") -> str:
+def _rows(
+    name: str,
+    rows: Sequence[str],
+    comment: str = "",
+    values: Sequence[Any] = (),
+    constants: RowConstants | None = None,
+) -> tuple[str, str]:
+    """The block ``name=(rows),`` and its skeleton: the same lines, with the rows one
+    placeholder for ``values`` (``numbast.static.module_code``); "" without ``constants``."""
     comment = "".join(f"    # {line}\n" for line in comment.splitlines()) if comment else ""
     if not rows:
-        return f"{comment}    {name}=(),\n"
+        text = f"{comment}    {name}=(),\n"
+        return text, text
     body = "".join(f"        {row},\n" for row in rows)
-    return f"{comment}    {name}=(\n{body}    ),\n"
+    if constants is None:
+        skeleton = ""
+    else:
+        placeholder = literal(constants.placeholder(tuple(values)))
+        blank = "\n" * len(rows)  # one row per line: the lines after stay where they are
+        skeleton = f"{comment}    {name}=({placeholder}\n{blank}    ),\n"
+    return f"{comment}    {name}=(\n{body}    ),\n", skeleton
 
 
 def _type_row(ref: Any) -> str:
@@ -135,64 +151,59 @@ def _type_row(ref: Any) -> str:
     return f"{literal(ref.description)},  # {label}" if label else literal(ref.description)
 
 
-def rows_block(plan: ModulePlan, writer: RowWriter | None = None) -> str:
+_BLOCKS = (
+    ("shims", "(shim name, C++ text): compiled only once a kernel calls it"),
+    ("types", "Numba types, described; rows refer to them by index"),
+    ("enums", "(Python name, C++ name, ((enumerator, value), ...), scoped)"),
+    ("structs", "(Python name, C++ name, sizeof, alignof, parent type (Types), Data Models)"),
+    (
+        "struct_bodies",
+        "per struct: (fields ((name, type), ...) or None, public fields, members (kind,\n"
+        "name, call, implicit conversion / non-const)); a call is (shim, ((type, mode,\n"
+        "align), ...), result type or -1, result align, returns its first argument)",
+    ),
+    (
+        "functions",
+        "(Python name, C++ name, operator, call, typing label, needs a cooperative launch,\n"
+        "C++ declaration)",
+    ),
+    ("aliases", "(typedef, what it names)"),
+    (
+        "class_templates",
+        "class templates: parameters, fields, members, specializations (struct indices)",
+    ),
+    ("function_templates", "function templates: parameters and the templated function"),
+    ("alias_templates", "alias templates: parameters and the class template instance they name"),
+    ("kernels", "__global__ functions (launched from the host through the import system)"),
+)
+
+
+def rows_block(
+    plan: ModulePlan, writer: RowWriter | None = None, constants: RowConstants | None = None
+) -> tuple[str, str]:
     """``_nb_rows = ModuleRows(...)``: every row of the module as literals, indexed by
-    ``writer`` (which then holds the module's types and shims)."""
+    ``writer`` (which then holds the module's types and shims); and its skeleton for
+    ``constants`` ("" without)."""
     rows = plan.rows(RowWriter() if writer is None else writer)
-    enums = [literal(tuple(row)) for row in rows.enums]
-    structs = [literal(tuple(row)) for row in rows.structs]
-    bodies = [literal(tuple(body)) for body in rows.struct_bodies]
-    functions = [literal(tuple(row)) for row in rows.functions]
-    shims = [literal(shim) for shim in rows.shims]
-    types = [_type_row(ref) for ref in rows.types]
-    return (
+    head = (
         "# The bindings as data; numbast/core/rows.py documents every layout.\n"
         "_nb_rows = _nb_runtime.ModuleRows(\n"
         f"    format={FORMAT},\n"
-        + _rows("shims", shims, "(shim name, C++ text): compiled only once a kernel calls it")
-        + _rows("types", types, "Numba types, described; rows refer to them by index")
-        + _rows("enums", enums, "(Python name, C++ name, ((enumerator, value), ...), scoped)")
-        + _rows(
-            "structs",
-            structs,
-            "(Python name, C++ name, sizeof, alignof, parent type (Types), Data Models)",
-        )
-        + _rows(
-            "struct_bodies",
-            bodies,
-            "per struct: (fields ((name, type), ...) or None, public fields, members (kind,\n"
-            "name, call, implicit conversion / non-const)); a call is (shim, ((type, mode,\n"
-            "align), ...), result type or -1, result align, returns its first argument)",
-        )
-        + _rows(
-            "functions",
-            functions,
-            "(Python name, C++ name, operator, call, typing label, needs a cooperative launch,\n"
-            "C++ declaration)",
-        )
-        + _rows("aliases", [literal(a) for a in rows.aliases], "(typedef, what it names)")
-        + _rows(
-            "class_templates",
-            [literal(tuple(row)) for row in rows.class_templates],
-            "class templates: parameters, fields, members, specializations (struct indices)",
-        )
-        + _rows(
-            "function_templates",
-            [literal(tuple(row)) for row in rows.function_templates],
-            "function templates: parameters and the templated function",
-        )
-        + _rows(
-            "alias_templates",
-            [literal(tuple(row)) for row in rows.alias_templates],
-            "alias templates: parameters and the class template instance they name",
-        )
-        + _rows(
-            "kernels",
-            [literal(tuple(row)) for row in rows.kernels],
-            "__global__ functions (launched from the host through the import system)",
-        )
-        + ")\n"
     )
+    text, skeleton = [head], [head]
+    for name, comment in _BLOCKS:
+        if name == "types":
+            values = [ref.description for ref in rows.types]
+            lines = [_type_row(ref) for ref in rows.types]
+        else:
+            values = [tuple(row) for row in getattr(rows, name)]
+            lines = [literal(value) for value in values]
+        block, shape = _rows(name, lines, comment, values, constants)
+        text.append(block)
+        skeleton.append(shape)
+    text.append(")\n")
+    skeleton.append(")\n")
+    return "".join(text), "".join(skeleton) if constants is not None else ""
 
 
 # -- the module -------------------------------------------------------------------------------
@@ -292,6 +303,7 @@ class WrittenModule:
 
     source: str
     shims: tuple[tuple[str, str], ...]
+    code: ModuleCode | None = None  # to compile it without parsing its rows
 
 
 def write_module(
@@ -299,15 +311,18 @@ def write_module(
     config: StaticConfig,
     provenance: Provenance,
     embed_runtime: bool = True,
+    code: bool = False,
 ) -> WrittenModule:
     """The complete source of the bindings module. ``embed_runtime``: carry a copy of the
     runtime (a standalone module); otherwise import the installed one and run with the import
-    system's cache entry (``__numbast_entry__``)."""
+    system's cache entry (``__numbast_entry__``). ``code``: also what compiling it without
+    parsing its rows needs (``numbast.static.module_code``)."""
     major, minor = provenance.cuda_version
     header = os.path.basename(config.entry_point)
     regenerate = literal(regenerate_command(config))
     public_names = plan.public_names() + [name for name, _struct in type_exports(plan)]
     writer = RowWriter()
+    constants = RowConstants() if code else None
     instances = "" if embed_runtime else "        instances=_nb_entry.instances,\n"
     kernels = (
         ""
@@ -317,7 +332,7 @@ def write_module(
         "    _nb_entry.kernels(__name__, _nb_rows.kernels, _numbast_shim_library.preamble)\n"
         ")\n"
     )
-    parts = [
+    parts: list[str | tuple[str, str]] = [  # text, or (text, its skeleton)
         provenance_comment(config, provenance),
         f'"""Numba-CUDA bindings for {header}: {len(plan.structs)} structs, '
         f"{len(plan.enums)} enums, {len(plan.functions)} functions and operators.\n\n"
@@ -327,7 +342,7 @@ def write_module(
         "".join(f"{statement}\n" for statement in config.additional_imports),
         runtime_block(embed_runtime, plan),
         "\n",
-        rows_block(plan, writer),
+        rows_block(plan, writer, constants),
         "\n",
         f"_nb_runtime.warn_if_older_cuda({literal((major, minor))}, __name__, {regenerate})\n",
         _shim_library_block(config, plan, embed_runtime),
@@ -344,13 +359,28 @@ def write_module(
         kernels,
         _type_exports(plan),
         _constants_block(plan),
-        f"__all__ = {literal(tuple(sorted(public_names)))}\n",
+        _assigned("__all__", tuple(sorted(public_names)), constants),
         "# The C++ types bound here, for modules that use them: (C++ name, Python name, an\n"
         "# enum's integer type or None).\n",
-        f"__numbast_types__ = {literal(tuple(plan.exported_types()))}\n",
+        _assigned("__numbast_types__", tuple(plan.exported_types()), constants),
         _skipped_comment(plan.skipped),
     ]
-    return WrittenModule("".join(parts), tuple(writer.shims))
+    source = "".join(part if isinstance(part, str) else part[0] for part in parts)
+    if constants is None:
+        return WrittenModule(source, tuple(writer.shims))
+    skeleton = "".join(part if isinstance(part, str) else part[1] for part in parts)
+    return WrittenModule(
+        source, tuple(writer.shims), ModuleCode(skeleton, tuple(constants.constants))
+    )
+
+
+def _assigned(name: str, value: tuple, constants: RowConstants | None) -> tuple[str, str]:
+    """``name = value`` and its skeleton, a placeholder for ``value`` (the names a big header
+    exports: one line, but their strings are shared with the rows in the code's constants)."""
+    text = f"{name} = {literal(value)}\n"
+    if constants is None:
+        return text, ""
+    return text, f"{name} = {literal(constants.placeholder(value))}\n"
 
 
 def template_arch(config: StaticConfig) -> str | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from numbast.static.arch_merge import merge_declarations
 from numbast.static.config import StaticConfig
+from numbast.static.module_code import ModuleCode
 from numbast.static.module_plan import ModulePlan, plan_module
 from numbast.static.module_writer import Provenance, write_module
 from numbast.static.template_probes import template_probes
@@ -37,6 +38,7 @@ class RenderedModule:
     shims: tuple[tuple[str, str], ...] = ()
     preamble: str | None = None
     template_probes: tuple = ()  # candidate instances (numbast.static.template_probes)
+    code: ModuleCode | None = None  # compiles it without parsing its rows (``with_code``)
 
 
 def render_bindings_module(config: StaticConfig) -> str:
@@ -53,13 +55,16 @@ def render_bindings(
     *,
     embed_runtime: bool = True,
     on_stage: Callable[[str], None] | None = None,
+    with_code: bool = False,
 ) -> RenderedModule:
     """:func:`render_bindings_module`, also returning the files the parse read.
 
     ``embed_runtime=False`` writes a module that imports the installed runtime instead of
     carrying a copy (the import system's cache entries: numbast is installed wherever they run).
     ``on_stage`` is told each stage as it starts (the import system's progress line); without
-    it, stages are logged.
+    it, stages are logged. ``with_code``: also what ``module_code.compile_module`` needs to
+    compile the module without parsing its rows (a big header's rows cost ``compile()`` ~65
+    bytes of memory per byte of source).
     """
     from ast_canopy import parse_declarations_from_source
     from ast_canopy.toolkit import cuda_version, cudart_include_dir
@@ -94,7 +99,7 @@ def render_bindings(
         cuda_include_dir=cudart_include_dir(),
         parser_version=ast_canopy.__version__,
     )
-    written = write_module(bindings, config, provenance, embed_runtime)
+    written = write_module(bindings, config, provenance, embed_runtime, code=with_code)
     included = {path for _arch, decls in per_arch for path in decls.included_files}
     return RenderedModule(
         written.source,
@@ -103,6 +108,7 @@ def render_bindings(
         written.shims,
         bindings.preamble,
         template_probes(bindings),
+        written.code,
     )
 
 
