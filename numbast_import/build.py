@@ -140,8 +140,17 @@ def generate(
             ) from None
         break
     from numbast.static.coverage import summarize
+    from numbast_import.nvrtc_conditions import hidden_reasons
     from numbast_import.template_coverage import compile_template_probes
 
+    hidden = hidden_reasons(
+        {d.shim: d.location for d in rendered.decisions if d.shim in compiled.errors},
+        preamble,
+        module_name,
+        arch,
+        config.clang_include_paths,
+        config.shim_nvrtc_options,
+    )
     if rendered.template_probes:
         candidates = sum(len(probe.candidates) for probe in rendered.template_probes)
         progress.stage(
@@ -172,7 +181,7 @@ def generate(
             "shims_left_out": list(compiled.left_out),
             "shims_rejected": dict(compiled.errors),
             "nvrtc_options": list(config.shim_nvrtc_options),
-            "coverage": summarize(rendered.decisions, compiled.errors, probes),
+            "coverage": summarize(rendered.decisions, compiled.errors, probes, hidden),
             "project": mapping.pyproject or mapping.source,
             "regenerate": regenerate,
         },

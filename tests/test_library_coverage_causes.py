@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from support import link_kernel_to_cubin
 
-from ast_canopy.nvrtc_hidden import hidden_branches
+from ast_canopy.nvrtc_hidden import enclosing_conditions, hidden_branches
 
 DATA = Path(__file__).parent / "data" / "library"
 HEADERS = ("nvrtc_hidden", "python_syntax", "subscripts")
@@ -91,6 +91,31 @@ h
     }  # d, f and g: NVRTC may take them
 
 
+def test_the_conditions_enclosing_a_line_are_those_nvrtc_can_evaluate_at_the_end():
+    text = """\
+#ifndef LIB_H
+#define LIB_H
+#if LIB_HOSTED() && !defined(DOCS)
+a
+#elif defined(B)
+b
+#else
+#if TEMP
+c
+#endif
+#endif
+#undef TEMP
+#endif
+"""
+    expressions = {n: [c.expression for c in enclosing_conditions(text, n)] for n in (4, 6, 9)}
+    assert expressions == {
+        4: ["(LIB_HOSTED() && !defined(DOCS))"],  # the include guard is left out
+        6: ["!((LIB_HOSTED() && !defined(DOCS))) && (defined(B))"],
+        # the #else holds both negations; `#if TEMP` is left out: TEMP is #undef'd
+        9: ["!((LIB_HOSTED() && !defined(DOCS))) && !(defined(B))"],
+    }
+
+
 def test_declarations_hidden_from_nvrtc_are_host_only_with_the_directive(modules):
     _module, coverage = modules["nvrtc_hidden"]
     not_bound = _not_bound(coverage)
@@ -100,14 +125,19 @@ def test_declarations_hidden_from_nvrtc_are_host_only_with_the_directive(modules
         "under_conjunction(float)": "nvrtc_hidden.cuh:33: #if !defined(__CUDACC_RTC__) &&",
         "Meters::Meters(Pair2f)": "nvrtc_hidden.cuh:14: #if !defined(__CUDACC_RTC__)",
         "Meters::operator Pair2f() const": "nvrtc_hidden.cuh:14: #if !defined(__CUDACC_RTC__)",
+        # a function-like macro of the header's own, that NVRTC evaluates to 0
+        "under_a_macro(float)": "nvrtc_hidden.cuh:54: #if NBI_HOSTED() && !defined(NBI_DOCS),",
     }
-    assert set(not_bound) == set(hidden)
+    assert set(not_bound) == set(hidden) | {"never_defined(float)"}
     for what, directive in hidden.items():
         outcome, reason = not_bound[what]
         assert outcome == "host_only" and directive in reason and "NVRTC" in reason, what
-    # Meters(float), twice, either_way (a condition NVRTC takes), scaled: every one it sees
+    # rejected by NVRTC under a condition that holds there: a gap, not host-only
+    outcome, reason = not_bound["never_defined(float)"]
+    assert outcome == "skipped" and reason.startswith("NVRTC rejects its shim"), reason
+    # Meters(float), twice, either_way (a condition NVRTC takes), scaled, and never_defined
     callables = coverage["device_callables"]
-    assert (callables["bound"], callables["found"]) == (4, 4)
+    assert (callables["bound"], callables["found"]) == (4, 5)
 
 
 def _hidden_kernel(module):

@@ -40,23 +40,28 @@ class Decision(NamedTuple):
     outcome: str  # BOUND, SKIPPED, EXCLUDED or HOST_ONLY
     reason: str = ""  # why it is not bound
     shim: str = ""  # a bound callable's shim (NVRTC may still reject it)
+    location: str = ""  # path:line (``where`` is the file's name only)
 
 
 def summarize(
     decisions: Iterable[Decision],
     rejected: Mapping[str, str] | None = None,
     probes: Mapping[tuple[str, str], Any] | None = None,
+    hidden: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Counts per kind and every skip with its reason, as plain data (JSON). ``rejected``: shim
     name -> NVRTC's error for the shims it rejected (their declarations count as skipped).
     ``probes``: (kind, name) -> the outcome of its template probes
     (``numbast_import.template_coverage.ProbeOutcome``); given, a template without a compiled
-    probe counts as skipped."""
-    rejected = rejected or {}
+    probe counts as skipped. ``hidden``: rejected shim -> why its declaration is host-only (in
+    a branch NVRTC does not take: ``numbast_import.nvrtc_conditions``)."""
+    rejected, hidden = rejected or {}, hidden or {}
     unique: dict[tuple[str, str], Decision] = {}
     instances: dict[str, dict[str, str]] = {}
     for decision in decisions:
-        if decision.outcome == BOUND and decision.shim in rejected:
+        if decision.outcome == BOUND and decision.shim in hidden:
+            decision = decision._replace(outcome=HOST_ONLY, reason=hidden[decision.shim])
+        elif decision.outcome == BOUND and decision.shim in rejected:
             decision = decision._replace(
                 outcome=SKIPPED, reason=f"NVRTC rejects its shim: {rejected[decision.shim]}"
             )

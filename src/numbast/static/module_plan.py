@@ -97,8 +97,8 @@ class _Planner(FunctionPlanning):
         self, kind: str, what: str, where: str, outcome: str, reason: str = "", shim: str = ""
     ) -> None:
         """Record what became of one declaration (``numbast.static.coverage``)."""
-        where = os.path.basename(where)
-        self.out.decisions.append(Decision(kind, what, where, outcome, reason, shim))
+        file = os.path.basename(where)
+        self.out.decisions.append(Decision(kind, what, file, outcome, reason, shim, where))
 
     def bound_member(self, what: str, where: str, shim: str) -> None:
         self.decide("method", what, where, BOUND, shim=shim)

@@ -41,3 +41,21 @@ __device__ float either_way(float x) { return 3.0f * x; }
 #endif
 
 __device__ float scaled(Meters m, float k) { return m.value * k; }
+
+// A library's own configuration macro, function-like and defined per compiler (as CCCL's
+// _CCCL_HOSTED() is 0 under NVRTC): what it hides is host-only too, as NVRTC evaluates it.
+#if defined(__CUDACC_RTC__)
+#  define NBI_HOSTED() 0
+#else
+#  define NBI_HOSTED() 1
+#endif
+#define NBI_ALWAYS() 1
+
+#if NBI_HOSTED() && !defined(NBI_DOCS)
+__device__ float under_a_macro(float x) { return x + 1.0f; }
+#endif
+
+#if NBI_ALWAYS()
+// Declared, never defined: NVRTC rejects its shim, and the condition holds there: not hidden.
+__device__ inline float never_defined(float x);
+#endif
