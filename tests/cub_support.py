@@ -83,8 +83,11 @@ def register_cub(directory) -> str:
 # -- kernels -----------------------------------------------------------------------------------
 
 
-def reduce_kernel(cub):
-    Reduce = cub.BlockReduce[types.int32, THREADS]
+def reduce_kernel(cub, algorithm: str | None = None):
+    """BlockReduce's Sum and Reduce (cuda::maximum); ``algorithm`` names an enumerator of
+    BlockReduceAlgorithm given as the third template argument (None: CUB's default)."""
+    chosen = () if algorithm is None else (getattr(cub, algorithm),)
+    Reduce = cub.BlockReduce[(types.int32, THREADS, *chosen)]
     Maximum = cub.maximum[types.int32]
 
     def kernel(values, out):

@@ -1,5 +1,7 @@
 """CUB through the import system (issue 20): ``import cuda_headers.cub_blocks``, a wrapper of
-includes with the CCCL headers retained, then BlockReduce (Sum, Reduce with cuda::maximum),
+includes with the CCCL headers retained, then BlockReduce (Sum, Reduce with cuda::maximum; on
+the GPU also with an enumerator as its algorithm argument, BLOCK_REDUCE_RAKING and
+BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY: tests/test_enum_template_arguments.py links the pattern),
 BlockScan (InclusiveSum, ExclusiveSum), WarpReduce (Sum), BlockLoad / BlockStore (direct and
 warp-transpose) and BlockRadixSort (int32 and float32 keys), each with its TempStorage in shared
 memory, and the free LoadDirectBlocked / StoreDirectStriped (an iterator, an array reference).
@@ -126,10 +128,13 @@ def _random_ints(count: int, seed: int) -> np.ndarray:
 
 
 @pytest.mark.gpu
-def test_block_reduce_sum_and_maximum(cub):
+@pytest.mark.parametrize(
+    "algorithm", [None, "BLOCK_REDUCE_RAKING", "BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY"]
+)
+def test_block_reduce_sum_and_maximum(cub, algorithm):
     values = _random_ints(BLOCKS * THREADS, 1)
     out = cuda.device_array(2 * BLOCKS, dtype=np.int32)
-    cuda.jit(reduce_kernel(cub))[BLOCKS, THREADS](cuda.to_device(values), out)
+    cuda.jit(reduce_kernel(cub, algorithm))[BLOCKS, THREADS](cuda.to_device(values), out)
     np.testing.assert_array_equal(out.copy_to_host(), reduce_expected(values))
 
 

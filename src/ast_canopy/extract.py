@@ -111,8 +111,9 @@ class Extractor:
         if not cursor.is_definition():
             return
         if cursor.specialized_template is not None:
+            written = not instances.is_explicit_instantiation(cursor)
             self.decls.class_template_specializations.append(
-                instances.make_specialization(self.ctx, cursor, written=True)
+                instances.make_specialization(self.ctx, cursor, written=written)
             )
             return
         name = records.record_name(cursor)

@@ -12,6 +12,7 @@ holding a standard type does not pull in its internals.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -48,6 +49,15 @@ def is_explicit_specialization(cursor: ci.Cursor) -> bool:
     it was instantiated from (primary or partial specialization) is written."""
     pattern = cursor.specialized_template
     return pattern is None or not _same_place(cursor, pattern)
+
+
+def is_explicit_instantiation(cursor: ci.Cursor) -> bool:
+    """Written as ``template struct X<...>;`` (or ``extern template``): clang makes the instance
+    there, and libclang visits none of its members (they are read through its type)."""
+    tokens = [token.spelling for token in itertools.islice(cursor.get_tokens(), 3)]
+    if tokens[:1] == ["extern"]:
+        tokens = tokens[1:]
+    return len(tokens) >= 2 and tokens[0] == "template" and tokens[1] != "<"
 
 
 def _arguments_per_parameter(
@@ -179,4 +189,9 @@ def named_instances(ctx: Context, decls: Declarations) -> list[ClassTemplateSpec
     return found
 
 
-__all__ = ["is_explicit_specialization", "make_specialization", "named_instances"]
+__all__ = [
+    "is_explicit_instantiation",
+    "is_explicit_specialization",
+    "make_specialization",
+    "named_instances",
+]

@@ -52,10 +52,10 @@ from .instances import (
     ambiguous_constructor_arguments,
     instance_body,
     instance_layout,
-    specialized_row,
 )
 from .member_types import InstanceStubType, install_kernel_member_types, member_type
 from .members import add_member_templates
+from .partials import specialized_row
 from .pickling import install as install_pickling
 from .probe import TemplateInstantiationError
 
@@ -245,7 +245,8 @@ class ClassTemplateBinder:
         arguments = getattr(numba_type, "template_arguments", None)
         if arguments is None:
             return  # not selectable by its arguments (logged by _add_specialization)
-        row, row_arguments = specialized_row(self.row, list(arguments))
+        known = self.context.enumerator_value
+        row, row_arguments = specialized_row(self.row, list(arguments), known)
         members = [member for member in row.members if member.own_params]
         if members:
             add_member_templates(numba_type, members, row_arguments, self.context)
@@ -267,7 +268,7 @@ class ClassTemplateBinder:
         key = tuple(a.key for a in arguments)
         # The members are those of the row chosen (a partial specialization's, substituted with
         # its own arguments); the instance is named by the primary template's arguments.
-        row, row_arguments = specialized_row(self.row, arguments)
+        row, row_arguments = specialized_row(self.row, arguments, self.context.enumerator_value)
         spelling = template_id(self.row.qual_name, arguments).removeprefix("::")
         python_name = f"{self.row.python_name}[{', '.join(map(str, arguments))}]"
         layout = instance_layout(self.context, row, row_arguments, spelling)

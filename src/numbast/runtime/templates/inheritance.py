@@ -29,7 +29,8 @@ from ...core.rows import ClassTemplateRow, MemberRow
 from ..cxx_types import cxx_spelling_of
 from .args import TemplateArgument, substitute
 from .context import NEEDS_COMPILER, TemplateContext
-from .instances import instance_body, instance_layout, specialized_row
+from .instances import instance_body, instance_layout
+from .partials import specialized_row
 from .probe import NO_COUNTERPART, Probe, TemplateInstantiationError
 
 logger = logging.getLogger(__name__)
@@ -124,7 +125,7 @@ def _made_instance(
     binder = context.class_template(qual_name) if qual_name else None
     if binder is None or binder.is_specialization(base):
         return None
-    return specialized_row(binder.row, list(base.template_arguments))
+    return specialized_row(binder.row, list(base.template_arguments), context.enumerator_value)
 
 
 def _base_type(

@@ -26,8 +26,8 @@ from ...core.shim_text import (
     operator_expression,
 )
 from ...core.struct_padding import FieldSlot, padded_members
-from ..cxx_types import canonical_spelling, cxx_spelling_of
-from .args import Deduction, DeductionError, TemplateArgument, substitute
+from ..cxx_types import cxx_spelling_of
+from .args import TemplateArgument, substitute
 from .calls import (
     COMPOUND_OPERATORS,
     declared_values,
@@ -41,30 +41,6 @@ from .probe import NO_COUNTERPART, Probe, ProbeAnswer, TemplateInstantiationErro
 logger = logging.getLogger(__name__)
 
 _NO_OFFSETOF: list = []  # set once NVRTC turns out to lack __builtin_offsetof
-
-
-def specialized_row(
-    row: ClassTemplateRow, arguments: list[TemplateArgument]
-) -> tuple[ClassTemplateRow, list[TemplateArgument]]:
-    """The row whose members an instance has (the primary template, or the most specialized
-    partial specialization matching), and the arguments of that row."""
-    best = None
-    for partial, patterns in row.partial_specializations:
-        own = partial.params
-        deduction = Deduction(own, ())
-        try:
-            for pattern, argument in zip(patterns, arguments, strict=True):
-                _match(deduction, pattern, argument)
-        except (DeductionError, ValueError):
-            continue
-        if len(deduction.arguments) != len(own):
-            continue
-        fixed = sum(1 for p in patterns if p[0] != "param")
-        if best is None or fixed > best[0]:
-            best = (fixed, partial, [deduction.arguments[i] for i in range(len(own))])
-    if best is None:
-        return row, arguments
-    return best[1], best[2]
 
 
 def instance_layout(
@@ -292,23 +268,6 @@ def _member(
         body = functools.partial(method_call_body, member.cxx_name)
         call = plan(result, body, object_value=this)
     return MemberRow(kind, member.name, call, member.flag)
-
-
-def _match(deduction: Deduction, pattern: tuple, argument: TemplateArgument) -> None:
-    """Deduce a partial specialization's parameters from one argument of the primary."""
-    kind = pattern[0]
-    if kind == "param":
-        deduction.bind(pattern[1], argument)
-    elif kind == "value":
-        deduction.bind(pattern[1], argument)
-    elif kind == "text":
-        if argument.is_type or str(argument.value) != pattern[1].strip():
-            if canonical_spelling(argument.cxx) != canonical_spelling(pattern[1]):
-                raise ValueError("a fixed argument differs")
-    elif argument.is_type:
-        deduction.deduce(pattern, argument.numba_type)
-    else:
-        raise ValueError("a value where the specialization has a type")
 
 
 def _constructor(instance: str, params, _returns: bool) -> str:
