@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from numbast_import.errors import HeaderImportError, HeaderParseError, ImportConfigError
-from numbast_import.registry import register, unregister
 from numbast_import.version import __version__ as __version__
 
 __all__ = [
@@ -24,10 +23,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # ``warm`` imports the build machinery; an import of a cached module never needs it.
+    # Imported when first used: ``warm`` imports the build machinery, ``register`` the
+    # registry; an import of a cached built-in module needs neither.
     if name == "warm":
-        from numbast_import.warming import warm
+        from numbast_import.warming import warm as found
+    elif name in ("register", "unregister"):
+        from numbast_import import registry
 
-        globals()["warm"] = warm
-        return warm
-    raise AttributeError(f"module 'numbast_import' has no attribute {name!r}")
+        found = getattr(registry, name)
+    else:
+        raise AttributeError(f"module 'numbast_import' has no attribute {name!r}")
+    globals()[name] = found
+    return found

@@ -55,12 +55,8 @@ class EntryContext:
         into one unit with it). What is compiled with instances is kept beside the entry."""
         compile_unit = self.instances.compile_unit if self.instances is not None else None
         if self._units is not None:
-            from numbast_import.shim_unit_loader import unit_loader
-
-            load, compile_shim, identity = unit_loader(
-                self._entry, library, self.arch, compile_unit
-            )
-            library.use_units(self._units, load, compile_shim, identity)
+            loader = _UnitLoaderOnFirstUse(self._entry, library, self.arch, compile_unit)
+            library.use_units(self._units, loader.load, loader.compile_shim, loader.identity)
         else:
             library.use_precompiled(
                 self._entry.read(SHIM_LTOIR),
@@ -77,6 +73,32 @@ class EntryContext:
         return kernel_launchers(
             module_name, rows, preamble, self.arch, self.include_dirs, self.nvrtc_options
         )
+
+
+class _UnitLoaderOnFirstUse:
+    """``numbast_import.shim_unit_loader``'s functions for one library, made when a kernel first
+    links a unit or a shim in none: a warm import links nothing, so it imports nothing of the
+    unit store and works out no module identity."""
+
+    def __init__(self, entry: Entry, library: Any, arch: str, compile_unit: Any) -> None:
+        self._arguments = (entry, library, arch, compile_unit)
+        self._made: tuple | None = None
+
+    def _loader(self) -> tuple:
+        if self._made is None:  # two threads may both make it: the same functions
+            from numbast_import.shim_unit_loader import unit_loader
+
+            self._made = unit_loader(*self._arguments)
+        return self._made
+
+    def load(self, digest: str, shims: list[tuple[str, str]]) -> bytes:
+        return self._loader()[0](digest, shims)
+
+    def compile_shim(self, source: str) -> bytes:
+        return self._loader()[1](source)
+
+    def identity(self) -> str:
+        return self._loader()[2]
 
 
 def run_entry(

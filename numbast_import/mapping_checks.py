@@ -11,8 +11,6 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from numbast_import.mapping_nvrtc import nvrtc_option_problem
-
 DOCS = "docs/import_system.md"
 
 # Kebab-case table keys -> the static generator's YAML key (a path for nested keys).
@@ -175,6 +173,13 @@ def _intents(key: str, value: Any, base_dir: str, methods: bool = True) -> list[
     return problems
 
 
+def _nvrtc_option_problem(option: str) -> str | None:
+    # Imported when a mapping gives NVRTC options (it knows them all); most never do.
+    from numbast_import.mapping_nvrtc import nvrtc_option_problem
+
+    return nvrtc_option_problem(option)
+
+
 def _regex_problem(pattern: str) -> str | None:
     try:
         re.compile(pattern)
@@ -198,7 +203,7 @@ _CHECKS: dict[str, Callable[[str, Any, str], list[str]]] = {
         lambda v: None if re.fullmatch(r"[0-9a-fA-F]{64}", v) else "is not 64 hex digits",
     ),
     "bypass-parse-error": _scalar((bool,), "true"),
-    "nvrtc-options": _strings('["-use_fast_math"]', nvrtc_option_problem),
+    "nvrtc-options": _strings('["-use_fast_math"]', _nvrtc_option_problem),
     "default-device": _scalar((bool,), "true"),
     "retain": _paths('["include/x_impl.hpp"]', os.path.isfile, "file"),
     "name": _scalar((str,), '"my bindings"'),

@@ -1,8 +1,9 @@
 """What a header module's shim library needs to link its units (``numbast_import.shim_units``):
 load a unit by digest, compile one shim that is in no unit, and the module's identity.
 
-Apart from ``shim_units``, which compiles units: a warm import hands these to the library and
-links nothing yet; the unit store is imported and opened when a kernel first links a unit.
+Apart from ``shim_units``, which compiles units. A warm import links nothing: this module is
+imported, and the identity worked out, when a kernel first links a unit
+(``entry_context``); the unit store is imported and opened when a unit is first read.
 """
 
 from __future__ import annotations

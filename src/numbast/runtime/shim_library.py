@@ -206,7 +206,7 @@ class ShimLibrary:
         units: Sequence[tuple[str, Sequence[str]]],
         load_unit: Callable[[str, list[tuple[str, str]]], bytes],
         compile_shim: Callable[[str], bytes],
-        identity: str,
+        identity: str | Callable[[], str],
     ) -> None:
         """Link the shims' units, as compiled by the import system (each kernel the units of
         the shims it calls: ``runtime.shim_units``), instead of compiling them."""

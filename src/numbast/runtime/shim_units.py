@@ -52,11 +52,12 @@ class ShimUnits:
         load_unit: LoadUnit,
         compile_shim: Callable[[str], bytes],
         callbacks: _OncePerModule,
-        identity: str,
+        identity: str | Callable[[], str],
     ) -> None:
         """``units``: (digest, shim names); ``compile_shim(source)``: the LTO-IR of the preamble
         and one shim not in a unit; ``identity``: a digest of everything the module's shims
-        are compiled from (its header and what that includes)."""
+        are compiled from (its header and what that includes), or what computes it when first
+        asked (only a kernel calling a shim in no unit asks)."""
         self.library = library
         self.units = [(digest, list(names)) for digest, names in units]
         self.unit_of = {name: digest for digest, names in self.units for name in names}
@@ -111,7 +112,12 @@ class ShimUnits:
             extra = True
         from .link_digests import digest as digest_of
 
-        return digest_of("units", *([self.identity] if extra else []), *parts)
+        return digest_of("units", *([self._identity()] if extra else []), *parts)
+
+    def _identity(self) -> str:
+        if callable(self.identity):
+            self.identity = self.identity()
+        return self.identity
 
     def _unit_object(self, digest: str) -> _LazyUnit:
         with self._lock:
