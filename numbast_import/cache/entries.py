@@ -46,7 +46,6 @@ from numbast_import.cache.entry_files import (
     read_trusted,
 )
 from numbast_import.cache.key import component_differences
-from numbast_import.cache.lock import LOCK_SUFFIX, EntryLock
 from numbast_import.cache.manifest import MANIFEST, EntryKind, manifest_problem, sha256
 from numbast_import.cache.root import check_safe
 from numbast_import.errors import CacheSafetyError
@@ -125,6 +124,9 @@ class EntryStore:
         return base / digest[:2] / digest if self.kind.sharded else base / digest
 
     def lock_path(self, digest: str) -> Path:
+        # Builders only (a lookup takes no lock): a hit does not import the lock.
+        from numbast_import.cache.lock import LOCK_SUFFIX
+
         return self.entry_dir(digest).parent / f"{digest}{LOCK_SUFFIX}"
 
     def entries(self, root: Path | None = None) -> Iterator[Path]:
@@ -256,6 +258,8 @@ class EntryStore:
         warning) when the root cannot be written."""
         if self.root is None:
             return self._in_memory(key, make)
+        from numbast_import.cache.lock import EntryLock  # builders only: a hit takes no lock
+
         try:
             self._make_directories(digest)
             lock = EntryLock(self.lock_path(digest), what or digest)

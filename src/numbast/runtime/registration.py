@@ -15,7 +15,6 @@ from numba.cuda import types as numba_types
 from numba.cuda.datamodel import models as numba_models
 from numba.cuda.typing.templates import signature
 
-from ..core.cxx_names import NATIVE_TWIN_TYPES, toolkit_vector_function
 from ..core.rows import (
     CONSTRUCTOR,
     CONVERSION,
@@ -70,6 +69,9 @@ def register_struct(
     else:
         layout = None
     register_struct_model(numba_type, model, layout, public_fields if layout else ())
+    # Registration runs at the first compile, not at import: so is this import.
+    from ..core.cxx_names import NATIVE_TWIN_TYPES
+
     if row.qual_name in NATIVE_TWIN_TYPES:  # __half, __nv_bfloat16: numba-cuda has its own
         from .native_twins import link_native_twin
 
@@ -162,6 +164,8 @@ def register_function(
     if row.cooperative:
         lowering = _cooperative(lowering)
     add_overload(key, call.signature(), lowering, row.label, registries)
+    from ..core.cxx_names import toolkit_vector_function
+
     if not row.operator and toolkit_vector_function(row.qual_name):
         from .vector_functions import add_toolkit_vector_function
 
