@@ -37,7 +37,7 @@ from .overloads import (
     DEFAULT_REGISTRIES,
     FunctionStubs,
     Registries,
-    add_declarations,
+    add_declaration,
 )
 from .registration import expect_struct_pointer_calls, hand_over, register_function, register_struct
 from .row_types import (
@@ -226,29 +226,20 @@ def apply_rows(
     function_rows = [FunctionRow(*row) for row in rows.functions]
     with_templates = set(stubs.stubs)  # names a function template shares: registered with it
     # Functions (not operators, not sharing a name with a function template) whose overloads
-    # are registered when a kernel first looks them up (deferred.LazyOverloads): stub -> the
-    # module's tuples (not tracked by the cyclic GC), handed over in one step.
+    # are registered when a kernel first looks them up (deferred.LazyOverloads).
     lazily = registries is DEFAULT_REGISTRIES and not register_now
-    waiting: dict[Any, tuple] = {}
-    declared: dict[Any, list[str]] = {}  # stub -> its C++ declarations, set once per stub
+    waiting: dict[Any, tuple] = {}  # stub -> the module's tuples (not tracked by the cyclic GC)
     eager_functions = []
-    keys = []  # what kernels call, per function row
     for plain, function_row in zip(rows.functions, function_rows, strict=True):
-        if function_row.operator:
-            keys.append(getattr(operator, function_row.operator))
-            eager_functions.append(function_row)
-            continue
         name = function_row.python_name
-        key = bound[name] = stubs.stub(name, function_row.qual_name)
-        keys.append(key)
-        declared.setdefault(key, []).append(function_row.declaration)
-        if lazily and name not in with_templates:
-            waiting[key] = (*waiting.get(key, ()), plain)
-        else:
-            eager_functions.append(function_row)
-    for key, declarations in declared.items():
-        add_declarations(key, declarations)
-    on_lookup = LazyOverloads(waiting) if lazily else None
+        if not function_row.operator:
+            key = bound[name] = stubs.stub(name, function_row.qual_name)
+            add_declaration(key, function_row.declaration)
+            if lazily and name not in with_templates:
+                waiting[key] = (*waiting.get(key, ()), plain)
+                continue
+        eager_functions.append(function_row)
+    on_lookup = LazyOverloads(waiting) if lazily else None  # handed over in one step
     if templates is not None:
         bound.update(templates.stubs())
     # A typedef may name a struct bound under its C++ spelling (``typedef Holder<int> X;``):
@@ -299,6 +290,12 @@ def apply_rows(
         if templates is not None:
             templates.register(stubs)
 
+    keys = [
+        getattr(operator, row.operator)
+        if row.operator
+        else stubs.stub(row.python_name, row.qual_name)
+        for row in function_rows
+    ]
     hand_over(
         module_name,
         library,

@@ -4,7 +4,7 @@ stubs kernels call, and which Numba types count as bound C++ types."""
 from __future__ import annotations
 
 import linecache
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 from types import CellType, FunctionType
 from typing import Any
@@ -285,22 +285,13 @@ def _stub_source(stub: Callable[..., Any], python_name: str) -> str:
 
 def add_declaration(stub: Callable[..., Any], declaration: str) -> None:
     """Record one more C++ declaration (with its location) bound to ``stub``."""
-    add_declarations(stub, (declaration,))
-
-
-def add_declarations(stub: Callable[..., Any], declarations: Iterable[str]) -> None:
-    """Record more C++ declarations bound to ``stub`` (its docstring is written once)."""
-    known = getattr(stub, "_numbast_declarations_", None)
-    if known is None:
-        return
-    new = [d for d in dict.fromkeys(declarations) if d and d not in known]
-    if not new:
-        return
-    if isinstance(known, list):  # a function template's stub keeps a list
-        known.extend(new)
-    else:
-        stub._numbast_declarations_ = known = (*known, *new)
-    stub.__doc__ = _stub_doc(stub._numbast_qual_name_, known)
+    declarations = getattr(stub, "_numbast_declarations_", None)
+    if declarations is not None and declaration and declaration not in declarations:
+        if isinstance(declarations, list):  # a function template's stub keeps a list
+            declarations.append(declaration)
+        else:
+            stub._numbast_declarations_ = declarations = (*declarations, declaration)
+        stub.__doc__ = _stub_doc(stub._numbast_qual_name_, declarations)
 
 
 def _stub_doc(qual_name: str, declarations: Sequence[str]) -> str:

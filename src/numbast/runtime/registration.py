@@ -15,6 +15,7 @@ from numba.cuda import types as numba_types
 from numba.cuda.datamodel import models as numba_models
 from numba.cuda.typing.templates import signature
 
+from ..core.cxx_names import NATIVE_TWIN_TYPES, toolkit_vector_function
 from ..core.rows import (
     CONSTRUCTOR,
     CONVERSION,
@@ -69,9 +70,6 @@ def register_struct(
     else:
         layout = None
     register_struct_model(numba_type, model, layout, public_fields if layout else ())
-    # Registration runs at the first compile, not at import: so is this import.
-    from ..core.cxx_names import NATIVE_TWIN_TYPES
-
     if row.qual_name in NATIVE_TWIN_TYPES:  # __half, __nv_bfloat16: numba-cuda has its own
         from .native_twins import link_native_twin
 
@@ -164,8 +162,6 @@ def register_function(
     if row.cooperative:
         lowering = _cooperative(lowering)
     add_overload(key, call.signature(), lowering, row.label, registries)
-    from ..core.cxx_names import toolkit_vector_function
-
     if not row.operator and toolkit_vector_function(row.qual_name):
         from .vector_functions import add_toolkit_vector_function
 
@@ -229,7 +225,6 @@ def hand_over(*parts: Any, **entries: Any) -> None:
     numba-cuda only."""
     backends = runtime_part("runtime.backends", required=False)
     # Nothing to make where no other backend's compiler is imported or installed (an older
-    # installed numbast has no ``wanted``: it is asked each time).
-    wanted = getattr(backends, "wanted", None)
-    if backends is not None and (wanted is None or wanted()):
+    # installed numbast has no ``wanted``: it is handed everything).
+    if backends is not None and getattr(backends, "wanted", lambda: True)():
         backends.hand_over(backends.Registration(*parts, **entries))

@@ -112,12 +112,9 @@ class ShimUnits:
             extra = True
         from .link_digests import digest as digest_of
 
-        return digest_of("units", *([self._identity()] if extra else []), *parts)
-
-    def _identity(self) -> str:
-        if callable(self.identity):
+        if extra and callable(self.identity):  # worked out when first needed
             self.identity = self.identity()
-        return self.identity
+        return digest_of("units", *([self.identity] if extra else []), *parts)
 
     def _unit_object(self, digest: str) -> _LazyUnit:
         with self._lock:

@@ -6,32 +6,28 @@ layout (size, alignment, field offsets) and the types substitution cannot tell a
 compiler once (``template_probe``) and recorded in the bindings' instance store; making one is
 ``template_instances``'s job, binding it this module's. An explicit specialization written in the
 header is bound as a struct when the bindings load, and is what indexing with its arguments
-returns; a partial specialization provides the members of the instances it matches.
+returns; a partial specialization provides the members of the instances it matches. How a
+kernel's ``Vec(x, T=..., N=...)`` is typed and lowered is ``kernel_construction``'s.
 """
 
 from __future__ import annotations
 
 import functools
-import inspect
 import logging
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from numba.cuda import types
-from numba.cuda.core.errors import TypingError
-from numba.cuda.typing.templates import AbstractTemplate, signature
 
 from ...core import rows
 from ...core.row_writer import RowWriter
-from ...core.rows import ClassTemplateRow, StructBodyRow, StructRow, TemplateCallableRow
+from ...core.rows import ClassTemplateRow, StructBodyRow, StructRow
 from ..members import inherit_static_members
 from ..registration import hand_over, register_struct
 from ..row_types import make_struct_type_of
 from ..structs import make_struct_stub
 from .args import (
-    Deduction,
-    DeductionError,
     TemplateArgument,
     explicit_argument,
     normalized_arguments,
@@ -40,7 +36,6 @@ from .args import (
     type_argument,
     value_argument,
 )
-from .calls import keyword_arguments
 from .completion import complete_arguments
 from .context import (
     TemplateContext,
@@ -53,7 +48,8 @@ from .instances import (
     instance_body,
     instance_layout,
 )
-from .member_types import InstanceStubType, install_kernel_member_types, member_type
+from .kernel_construction import register_kernel_construction
+from .member_types import InstanceStubType, member_type
 from .members import add_member_templates
 from .partials import specialized_row
 from .pickling import install as install_pickling
@@ -328,102 +324,14 @@ class ClassTemplateBinder:
 
     # -- construction inside kernels ----------------------------------------------------------
     def register(self) -> None:
-        """Make ``Template(args, T=..., N=...)`` construct instances inside kernels."""
-        binder = self
-        calls: dict[tuple, tuple] = {}  # signature args -> (constructor function type, sig, kept)
+        """Make ``Template(args, T=..., N=...)`` construct instances inside kernels
+        (``kernel_construction``)."""
+        register_kernel_construction(self)
 
-        class ClassTemplateCall(AbstractTemplate):
-            key = self.stub
-
-            def generic(self, args, kws):
-                return binder._type_kernel_call(self.context, args, dict(kws), calls)
-
-            def get_impl_key(self, sig):
-                return binder
-
-        def lower(context, builder, sig, args):
-            function_type, ctor_sig, kept = calls[sig.args]
-            implementation = context.get_function(function_type, ctor_sig)
-            return implementation(builder, [args[i] for i in kept])
-
-        registries = self.context.registries
-        install_kernel_member_types(registries)
-        registries.typing.register_global(self.stub, types.Function(ClassTemplateCall))
-        registries.lowering.lower(self, types.VarArg(types.Any))(lower)
-
-    def _type_kernel_call(self, typing_context, args, kws, calls):
-        args = tuple(args)
-        template_kws, ctor_kws = keyword_arguments(self.params, kws)
-        if any(value is None for value in template_kws.values()):
-            return None  # a value given as a non-constant: Numba retries with literals
-        constructors = [
-            c
-            for c in map(TemplateCallableRow._make, self.row.members)
-            if c.kind == rows.CONSTRUCTOR
-        ]
-        most = max((len(c.params) for c in constructors), default=0)
-        if len(args) > most:
-            names = ", ".join(f"{p.name}=..." for p in self.params)
-            raise TypingError(
-                f"{self.row.qual_name}: expected at most {most} constructor args, got "
-                f"{len(args)} positional args; template arguments are given by name ({names})"
-            )
-        try:
-            arguments, order = self._deduce_from_constructor(constructors, args, template_kws,
-                                                             ctor_kws)  # fmt: skip
-            stub = self.instance(arguments)
-        except TemplateInstantiationError as exc:
-            raise TypingError(str(exc)) from None
-        ctor_args = [types.unliteral(a) for a in args] + [ctor_kws[n] for n in order]
-        function_type = typing_context.resolve_value_type(stub)
-        ctor_sig = typing_context.resolve_function_type(function_type, tuple(ctor_args), {})
-        if ctor_sig is not None and tuple(ctor_sig.args) in self._ambiguous.get(
-            stub._cxx_name_, ()
-        ):
-            raise TypingError(
-                f"Ambiguous constructor selection for {stub._cxx_name_}: more than one "
-                f"constructor takes ({', '.join(map(str, ctor_sig.args))})"
-            )
-        if ctor_sig is None:
-            raise TypingError(
-                f"{stub._cxx_name_} has no constructor taking ({', '.join(map(str, ctor_args))})"
-            )
-        names = [f"arg{i}" for i in range(len(args))] + list(kws)
-        all_types = list(args) + [kws[name] for name in kws]
-        kept = list(range(len(args))) + [len(args) + list(kws).index(n) for n in order]
-        pysig = inspect.Signature(
-            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names]
-        )
-        sig = signature(ctor_sig.return_type, *all_types)
-        sig = sig.replace(pysig=pysig)
-        calls[tuple(all_types)] = (function_type, ctor_sig, kept)
-        return sig
-
-    def _deduce_from_constructor(self, constructors, args, template_kws, ctor_kws):
-        """Template arguments from the keywords and, for the rest, from the constructor
-        arguments (class template argument deduction); and the order of constructor
-        keywords."""
-        failures = []
-        for ctor in constructors or [None]:
-            deduction = Deduction(self.params, ())
-            for index, argument in template_kws.items():
-                deduction.bind(index, argument)
-            order: list[str] = []
-            try:
-                if ctor is not None:
-                    names = [name for name, _t, _d in ctor.params]
-                    if not set(ctor_kws) <= set(names[len(args) :]):
-                        raise DeductionError(f"no constructor parameters {sorted(ctor_kws)}")
-                    order = [n for n in names[len(args) :] if n in ctor_kws]
-                    given = list(args) + [ctor_kws[n] for n in order]
-                    for (_n, type_row, _d), actual in zip(ctor.params, given, strict=False):
-                        deduction.deduce(type_row.pattern, actual)
-                elif ctor_kws:
-                    raise DeductionError(f"no constructor takes {sorted(ctor_kws)}")
-                return self.complete(deduction.arguments), order
-            except (DeductionError, TemplateInstantiationError) as exc:
-                failures.append(str(exc))
-        raise TemplateInstantiationError(f"{self.row.qual_name}: {'; '.join(failures)}")
+    def is_ambiguous(self, spelling: str, argument_types: tuple) -> bool:
+        """Whether C++ cannot choose between the instance ``spelling``'s constructors for
+        ``argument_types`` (constructing so in a kernel is an error at typing)."""
+        return argument_types in self._ambiguous.get(spelling, ())
 
 
 __all__ = ["ClassTemplateBinder", "ClassTemplateStub"]
