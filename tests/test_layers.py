@@ -108,6 +108,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "numbast.planning": ("ast_canopy", "numbast.core"),  # declarations -> rows, no Numba
     "numbast.runtime": ("numbast.core",),  # rows -> Numba registrations
     "numbast.runtime.templates": ("numbast.core", "numbast.runtime"),  # templates, on top
+    "numbast.runtime_mlir": ("numbast.core", "numbast.runtime"),  # the rows, to numba-cuda-mlir
     # apply_module composes the runtime's layers: the runtime's top
     "numbast.runtime.apply": ("numbast.core", "numbast.runtime", "numbast.runtime.templates"),
     "numbast.static": ("ast_canopy", "numbast.core", "numbast.planning"),  # rows -> module text
