@@ -1,6 +1,7 @@
 """What real libraries' coverage was missing for, one small header of ours per cause
 (tests/data/library): declarations a header hides from NVRTC (``#if !defined(__CUDACC_RTC__)``,
-as CUTLASS's complex.h does) are host-only; operators a Python kernel has no syntax for
+as CUTLASS's complex.h does) are host-only, and so are inline ones defined nowhere (cooperative
+groups' thread_group::num_threads); operators a Python kernel has no syntax for
 (``=``, ``++``, ``--``, ``!``, literal suffixes) are excluded with the reason, not counted as
 gaps; ``operator[]`` reads an element (``v[i]``, also on class template instances); and an
 ``operator<`` function template is spelled ``operator< <T>`` (``operator<<T>`` reads as
@@ -128,16 +129,33 @@ def test_declarations_hidden_from_nvrtc_are_host_only_with_the_directive(modules
         # a function-like macro of the header's own, that NVRTC evaluates to 0
         "under_a_macro(float)": "nvrtc_hidden.cuh:54: #if NBI_HOSTED() && !defined(NBI_DOCS),",
     }
-    assert set(not_bound) == set(hidden) | {"never_defined(float)"}
+    assert set(not_bound) == set(hidden) | set(NEVER_DEFINED)
     for what, directive in hidden.items():
         outcome, reason = not_bound[what]
         assert outcome == "host_only" and directive in reason and "NVRTC" in reason, what
-    # rejected by NVRTC under a condition that holds there: a gap, not host-only
+    # rejected by NVRTC under a condition that holds there: not hidden by the condition (its
+    # reason is NVRTC's, not the directive's); declared inline and never defined, so no kernel
+    # can call it (test_inline_declarations_defined_nowhere_are_not_device_callable)
     outcome, reason = not_bound["never_defined(float)"]
-    assert outcome == "skipped" and reason.startswith("NVRTC rejects its shim"), reason
-    # Meters(float), twice, either_way (a condition NVRTC takes), scaled, and never_defined
+    assert outcome == "host_only" and "#if" not in reason and "defined nowhere" in reason, reason
+    # Meters(float), twice, either_way (a condition NVRTC takes), scaled
     callables = coverage["device_callables"]
-    assert (callables["bound"], callables["found"]) == (4, 5)
+    assert (callables["bound"], callables["found"]) == (4, 4)
+
+
+NEVER_DEFINED = ("Gauge::halved() const", "never_defined(float)")
+
+
+def test_inline_declarations_defined_nowhere_are_not_device_callable(modules):
+    """NVRTC reports them referenced but not defined, and C++ wants an inline function's
+    definition where it is called: no kernel can call them (not a gap in the bindings)."""
+    _module, coverage = modules["nvrtc_hidden"]
+    not_bound = _not_bound(coverage)
+    for what in NEVER_DEFINED:
+        outcome, reason = not_bound[what]
+        assert outcome == "host_only", (what, reason)
+        assert "declared inline and defined nowhere" in reason, reason
+        assert "referenced but not defined" in reason, reason  # NVRTC's own words
 
 
 def _hidden_kernel(module):

@@ -1,7 +1,9 @@
 """Coverage's representative instances beyond int (tests/data/import/probes): a pointer for an
 iterator parameter next to an array reference (CUB's LoadDirectBlocked), the module's class
 types and function objects for class parameters (cooperative groups' thread_rank(group),
-reduce(group, value, op)), sizes some templates insist on (multi-warp tiles). What coverage
+reduce(group, value, op)) and for type parameters given explicitly (check_reduce_params<TyGroup,
+...>()), sizes some templates insist on (multi-warp tiles) and instances of that size for class
+parameters, alias templates of class templates nothing binds. What coverage
 counts as bound, a kernel calls: the kernel links to an sm_90 cubin, and its numbers are checked
 on a GPU."""
 
@@ -36,14 +38,25 @@ def test_fallback_instances_are_found_and_reported(built):
         "tp::store_blocked": "::tp::store_blocked<int, 1, int *>",
         "tp::rank_of": "::tp::rank_of<::tp::Group>",
         "tp::combine": "::tp::combine<::tp::Group, int, ::tp::Plus<int> >",
+        "tp::width_of": "::tp::width_of<::tp::Group>",  # given explicitly: a class
+        "tp::words_of": "::tp::words_of<::tp::Wide<64> >",  # an instance of a size
+        "tp::apply_op": "::tp::apply_op<::tp::Plus, int>",  # a class template for Op
+        "tp::fold_with": "::tp::fold_with<int, ::tp::Plus>",
     }
     assert data["kinds"]["class template"]["instances"]["tp::Wide"] == "::tp::Wide<64>"
+    # Alias templates of a class template nothing binds count as bound: their instances are
+    # types (given to Pick below).
+    aliases = data["kinds"]["alias template"]
+    assert aliases["bound"] == aliases["found"] == 3, aliases
+    assert aliases["instances"]["tp::op_for"] == "::tp::op_for<int, ::tp::Plus>"
     # A template no argument fits stays not bound, with every candidate tried and the reason.
     (never,) = functions["not_bound"]
     assert never["what"] == "tp::needs_member" and never["outcome"] == "skipped"
     assert "::tp::needs_member<int *>" in never["reason"]  # a fallback was tried
     assert "::tp::needs_member<::tp::Group>" in never["reason"]
-    assert "template_probes.cuh(52)" in never["reason"]  # where the compiler stopped
+    header = (PROJECT / "template_probes.cuh").read_text().splitlines()
+    line = next(i for i, text in enumerate(header, 1) if "no_such_member" in text)
+    assert f"template_probes.cuh({line})" in never["reason"]  # where the compiler stopped
 
 
 KERNEL = """
@@ -56,16 +69,24 @@ N, THREADS = 4, 32
 load, store = tp.load_blocked[types.int32, N], tp.store_blocked[types.int32, N]
 Plus, Wide = tp.Plus[types.int32], tp.Wide[128]
 rank_of, combine, Group = tp.rank_of, tp.combine, tp.Group
+width_of_group, words_of = tp.width_of[Group], tp.words_of
+PickSmall3, PickEven3 = tp.Pick[tp.is_small[3]], tp.Pick[tp.is_even[3]]
+apply_plus, fold_with = tp.apply_op[tp.Plus], tp.fold_with  # Op given; Op deduced
+TimesOf = tp.op_for[types.int32, tp.Times]  # an alias template's Op<T>: Times<int>
 
 
-def kernel(values, doubled, ranks):
+def kernel(values, doubled, ranks, picks, ops):
     tid = cuda.threadIdx.x
     items = cuda.local.array(N, types.int32)
     load(tid, values, items)  # an array where the iterator is taken; items by reference
     store(tid, doubled, items)
     group = Group(tid)
     ranks[tid] = rank_of(group) + combine(group, np.int32(10), Plus()) * 100
-    ranks[tid] += Wide().count() * 10000
+    ranks[tid] += Wide().count() * 10000 + words_of(Wide()) * 100000
+    ranks[tid] += width_of_group() * 1000000
+    picks[tid] = PickSmall3()(tid, -1) * 10 + PickEven3()(1, 2)
+    i, two = np.int32(tid), np.int32(2)
+    ops[tid] = apply_plus(i, np.int32(3)) * 1000 + fold_with(TimesOf(), i, two)
 """
 
 LINK = (
@@ -73,7 +94,7 @@ LINK = (
     + """
 from support import link_kernel_to_cubin
 i32 = types.int32[:]
-print("cubin bytes", len(link_kernel_to_cubin(kernel, (i32, i32, i32), arch="sm_90")))
+print("cubin bytes", len(link_kernel_to_cubin(kernel, (i32,) * 5, arch="sm_90")))
 """
 )
 
@@ -82,12 +103,14 @@ RUN = (
     + """
 values = np.arange(THREADS * N, dtype=np.int32) * 3 - 7
 doubled = np.zeros_like(values)
-ranks = np.zeros(THREADS, dtype=np.int32)
-cuda.jit(kernel)[1, THREADS](values, doubled, ranks)
+ranks, picks, ops = (np.zeros(THREADS, dtype=np.int32) for _ in range(3))
+cuda.jit(kernel)[1, THREADS](values, doubled, ranks, picks, ops)
 assert (doubled == values * 2).all(), doubled
 tid = np.arange(THREADS, dtype=np.int32)
-expected = tid + (10 + tid) * 100 + 2 * 10000
+expected = tid + (10 + tid) * 100 + 2 * 10000 + 2 * 100000 + 32 * 1000000
 assert (ranks == expected).all(), (ranks, expected)
+assert (picks == tid * 10 + 2).all(), picks  # 3 < 8 picks yes; 3 is odd: no
+assert (ops == (tid + 3) * 1000 + tid * 4).all(), ops  # Plus given; Times deduced: tid * 2 * 2
 print("numbers ok")
 """
 )

@@ -50,7 +50,8 @@ Templates are rows too, instantiated at run time (``numbast.runtime.templates``)
                callable, ...), specializations ((argument spellings, struct index), ...),
                partial specializations (class template row, argument patterns), declaration,
                public member type names (format 3))
-- alias template: (Python name, C++ qualified name, template parameters, aliased pattern)
+- alias template: (Python name, C++ qualified name, template parameters, aliased pattern or
+                 NAMED_BY_ALIAS)
 - kernel:      (Python name, C++ qualified name, mangled name, C++ declaration): a
                ``__global__`` function, launched from the host (the import system compiles the
                header with NVRTC and loads it; the runtime itself does not use these rows)
@@ -147,12 +148,15 @@ class FunctionRow(NamedTuple):
 # Kinds of template parameters; "function" is the callable kind of a function template.
 TYPE_PARAMETER = "type"
 VALUE_PARAMETER = "value"
+# A template template parameter (``template <class> class Op``): its argument is a class
+# template, spelled by its qualified name.
+TEMPLATE_PARAMETER = "template"
 FUNCTION = "function"
 
 
 class TemplateParamRow(NamedTuple):
     name: str
-    kind: str  # TYPE_PARAMETER or VALUE_PARAMETER
+    kind: str  # TYPE_PARAMETER, VALUE_PARAMETER or TEMPLATE_PARAMETER
     value_type: str  # a value parameter's C++ type ("int", "bool", an enum); "" for types
     default: str | None  # C++ text, {i} standing for argument i; None: no default
 
@@ -209,7 +213,12 @@ class AliasTemplateRow(NamedTuple):
     python_name: str
     qual_name: str
     params: tuple[TemplateParamRow, ...]
-    pattern: tuple  # ("template", class template, arguments)
+    pattern: tuple  # ("template", class template, arguments), or NAMED_BY_ALIAS
+
+
+# An alias template's pattern when it names no bound class template: an instance is the C++ type
+# that the alias's template-id names (``::ns::is_small<3>``), one the module does not bind.
+NAMED_BY_ALIAS = ("alias",)
 
 
 # Generated modules hold rows as plain tuples; these give the template rows their field names

@@ -65,13 +65,19 @@ class TemplateNames:
         return self.class_templates.get(normalize_cxx_name(name))
 
 
-def unsupported_parameter(params: Sequence[TemplateParam]) -> str | None:
-    """Why a template with these parameters cannot be bound, or None."""
+def unsupported_parameter(
+    params: Sequence[TemplateParam], template_parameters: bool = False
+) -> str | None:
+    """Why a template with these parameters cannot be bound, or None; template template
+    parameters only where ``template_parameters`` (function and alias templates)."""
     for param in params:
         if param.is_pack:
             return f"template parameter pack {param.name}... is not supported"
-        if param.kind is TemplateParamKind.TEMPLATE:
-            return f"template template parameter {param.name} is not supported"
+        if param.kind is TemplateParamKind.TEMPLATE and not template_parameters:
+            return (
+                f"template template parameter {param.name} is not supported here (only in "
+                "function and alias templates)"
+            )
     return None
 
 
@@ -126,7 +132,10 @@ def _template_pattern(cxx_type: Type, names: TemplateNames) -> tuple:
     if start <= 0 or not text.endswith(">"):
         return ("dependent",)
     qual_name = names.class_template(text[:start].strip())
-    if qual_name is None:
+    outer = names.index(text[:start].strip())
+    if qual_name is None and (
+        outer is None or names.params[outer].kind is not TemplateParamKind.TEMPLATE
+    ):
         return ("dependent",)
     from ast_canopy.spelling import split_template_arguments
 
@@ -138,6 +147,8 @@ def _template_pattern(cxx_type: Type, names: TemplateNames) -> tuple:
             arguments.append(("value" if kind is TemplateParamKind.NON_TYPE else "param", index))
         else:
             arguments.append(("text", spelled(argument, names)))
+    if qual_name is None:  # ``Op<T>``, Op a template template parameter
+        return ("template_param", outer, tuple(arguments))
     return ("template", qual_name, tuple(arguments))
 
 
@@ -161,6 +172,8 @@ def param_rows(params: Sequence[TemplateParam], names: TemplateNames) -> tuple:
         if param.kind is TemplateParamKind.NON_TYPE:
             kind = rows.VALUE_PARAMETER
             value_type = strip_cv(param.type_.canonical_name) if param.type_ else "int"
+        elif param.kind is TemplateParamKind.TEMPLATE:
+            kind = rows.TEMPLATE_PARAMETER
         # Qualified text means the same at global scope, where instances are probed.
         written = param.default_qualified or param.default
         default = None if written is None else spelled(written, names)

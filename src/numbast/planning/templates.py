@@ -78,7 +78,7 @@ def function_template_row(
         raise BindingError(host_only)
     if func.is_deleted or func.is_variadic:
         raise BindingError("it is deleted" if func.is_deleted else "it is variadic")
-    reason = unsupported_parameter(templ.template_parameters)
+    reason = unsupported_parameter(templ.template_parameters, template_parameters=True)
     if reason is not None:
         raise BindingError(reason)
     names = TemplateNames(templ.template_parameters, class_templates)
@@ -242,13 +242,17 @@ def _partial_row(partial, class_templates, parent_type, data_model, skip, arg_in
 
 
 def alias_template_row(alias: AliasTemplate, class_templates: Iterable[str]) -> AliasTemplateRow:
-    reason = unsupported_parameter(alias.template_parameters)
+    reason = unsupported_parameter(alias.template_parameters, template_parameters=True)
     if reason is not None:
         raise BindingError(reason)
     names = TemplateNames(alias.template_parameters, class_templates)
     aliased = pattern(alias.underlying_type.referenced(), names)
-    if aliased[0] != "template":
-        raise BindingError(f"it names {alias.underlying_name}, which is not a bound class template")
+    if aliased[0] not in ("template", "template_param"):
+        # A type the module binds no template of (cooperative groups' traits name
+        # ``cuda::std::integral_constant<bool, expr>``, from a header not retained): its
+        # instances are C++ types named by the alias itself, which kernels give as template
+        # arguments.
+        aliased = rows.NAMED_BY_ALIAS
     return AliasTemplateRow(
         alias.name, alias.qual_name, param_rows(alias.template_parameters, names), aliased
     )

@@ -9,8 +9,9 @@ What counts: a declaration is *found* once per signature (a function declared in
 defined in the ``.hpp`` is one). *Excluded* declarations were left out on purpose: by the mapping
 (Exclude, Skip Prefix), or because a Python kernel has no syntax that calls them (``operator=``,
 ``++``, ``--``, literal suffixes: ``numbast.planning.operators.no_python_syntax``); *host-only*
-ones cannot be called from a kernel (their execution space, a host library type, or a branch of
-the header NVRTC never compiles: ``ast_canopy.nvrtc_hidden``). The headline number is
+ones cannot be called from a kernel (their execution space, a host library type, a branch of
+the header NVRTC never compiles: ``ast_canopy.nvrtc_hidden``, or an inline function declared
+and defined nowhere, which NVRTC reports as referenced but not defined). The headline number is
 the coverage of device-callable free functions and operators: bound / (found - host-only -
 excluded). The headline counts every kind a kernel can call (``CALLABLE_KINDS``): functions,
 operators, methods, and function, class and alias templates; a template counts as bound only
@@ -20,6 +21,7 @@ instance that did is reported.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
@@ -62,9 +64,18 @@ def summarize(
         if decision.outcome == BOUND and decision.shim in hidden:
             decision = decision._replace(outcome=HOST_ONLY, reason=hidden[decision.shim])
         elif decision.outcome == BOUND and decision.shim in rejected:
-            decision = decision._replace(
-                outcome=SKIPPED, reason=f"NVRTC rejects its shim: {rejected[decision.shim]}"
-            )
+            error = rejected[decision.shim]
+            if _never_defined(decision.what, error):
+                decision = decision._replace(
+                    outcome=HOST_ONLY,
+                    reason=f"it is declared inline and defined nowhere NVRTC sees ({error}): "
+                    "C++ wants an inline function's definition where it is called, so no "
+                    "kernel can call it",
+                )
+            else:
+                decision = decision._replace(
+                    outcome=SKIPPED, reason=f"NVRTC rejects its shim: {error}"
+                )
         if probes is not None and decision.outcome == BOUND and decision.kind in TEMPLATE_KINDS:
             decision = _probed(decision, probes.get((decision.kind, decision.what)), instances)
         seen = unique.get((decision.kind, decision.what))
@@ -94,6 +105,18 @@ def summarize(
         "device_callables": dict(_coverage(kinds, CALLABLE_KINDS), kinds=list(CALLABLE_KINDS)),
         "device_functions": _coverage(kinds, FREE_FUNCTION_KINDS),
     }
+
+
+def _never_defined(what: str, error: str) -> bool:
+    """Whether NVRTC's ``error`` says that the declaration ``what`` itself (its signature) is
+    referenced but not defined: NVRTC says so of inline functions (cooperative groups'
+    ``__forceinline__ thread_group::num_threads() const;``), which another translation unit
+    cannot define for this one (an extern one would be left to the linker)."""
+    match = _UNDEFINED.search(error)
+    return match is not None and match["name"] == what.split("(", 1)[0].strip()
+
+
+_UNDEFINED = re.compile(r'function "(?P<name>[^"]+)" was referenced but not defined')
 
 
 def _probed(decision: Decision, outcome: Any, instances: dict[str, dict[str, str]]) -> Decision:

@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from numbast.core.rows import TYPE_PARAMETER
+from numbast.core.rows import TEMPLATE_PARAMETER, TYPE_PARAMETER
 
 # Round r gives every type parameter TYPE_ARGUMENTS[r] and every integer one INTEGER_ARGUMENTS[r].
 TYPE_ARGUMENTS = ("int", "unsigned int", "float", "double", "long long", "unsigned long long")
@@ -41,6 +41,8 @@ LARGE_SIZES = ("32", "64", "128")
 MAX_FALLBACKS = 24  # per template: each is a probe NVRTC compiles
 MAX_CLASSES = 6  # class types tried for a type parameter
 MAX_FUNCTION_OBJECTS = 2  # function objects tried beside each class type
+MAX_SIZED = 8  # instances of a size (ClassTypes.sized) tried for a type parameter
+SIZED_INSTANCE = LARGE_SIZES[1]  # the size they are given: a multi-warp tile's 64
 _INTEGER_TYPES = re.compile(
     r"(?:(?:un)?signed\s+)?(?:char|short|int|long|long\s+long)(?:\s+int)?|unsigned|"
     r"(?:::)?(?:std::|cuda::std::)?u?int(?:8|16|32|64)_t|(?:::)?(?:std::|cuda::std::)?size_t"
@@ -67,6 +69,12 @@ class ClassTypes(NamedTuple):
 
     classes: tuple[str, ...]  # structs and class template specializations it binds
     function_objects: tuple[str, ...]  # instances of its class templates with operator()
+    # Instances of its class templates of one size parameter at a size they insist on
+    # (cooperative groups' multi-warp tiles, ``thread_block_tile<64>``): tried last.
+    sized: tuple[str, ...] = ()
+    # Its class templates of one type parameter, function objects first: what a template
+    # template parameter (``template <class> class TyOp``) is given, one per round.
+    templates: tuple[str, ...] = ()
 
 
 def template_probes(planned: Any) -> tuple[TemplateProbe, ...]:
@@ -78,7 +86,7 @@ def template_probes(planned: Any) -> tuple[TemplateProbe, ...]:
             TemplateProbe(
                 "function template",
                 row.qual_name,
-                _function_uses(row, _plain_rounds(row.params)),
+                _function_uses(row, _plain_rounds(row.params, types_.templates)),
                 _function_uses(row, _fallback_arguments(row, types_)),
             )
         )
@@ -87,14 +95,16 @@ def template_probes(planned: Any) -> tuple[TemplateProbe, ...]:
             TemplateProbe(
                 "class template",
                 row.qual_name,
-                _type_uses(row, _plain_rounds(row.params)),
+                _type_uses(row, _plain_rounds(row.params, types_.templates)),
                 _type_uses(row, _fallback_arguments(row, types_)),
             )
         )
     for row in planned.alias_templates:
         probes.append(
             TemplateProbe(
-                "alias template", row.qual_name, _type_uses(row, _plain_rounds(row.params))
+                "alias template",
+                row.qual_name,
+                _type_uses(row, _plain_rounds(row.params, types_.templates)),
             )
         )
     return tuple(probes)
@@ -113,13 +123,25 @@ def module_class_types(planned: Any) -> ClassTypes:
         if index not in nested
     )
     classes = tuple(dict.fromkeys(spelling for *_rank, spelling in ranked))[:MAX_CLASSES]
-    function_objects = []
+    function_objects, sized, templates = [], [], []
     for row in planned.class_templates:
-        if any(member.name == "__call__" for member in row.members):
-            arguments = representative_arguments(row.params, 0)
-            if arguments is not None:
-                function_objects.append(template_id(row.qual_name, arguments))
-    return ClassTypes(classes, tuple(function_objects[:MAX_FUNCTION_OBJECTS]))
+        arguments = representative_arguments(row.params, 0)
+        if arguments is None:
+            continue
+        calls = any(member.name == "__call__" for member in row.members)
+        if calls:
+            function_objects.append(template_id(row.qual_name, arguments))
+        if arguments == [INTEGER_ARGUMENTS[0]] and row.members:
+            sized.append(template_id(row.qual_name, [SIZED_INSTANCE]))
+        if len(row.params) == 1 and row.params[0].kind == TYPE_PARAMETER:
+            templates.insert(sum(1 for t in templates if t[1]) if calls else len(templates),
+                             (_global(row.qual_name), calls))  # fmt: skip
+    return ClassTypes(
+        classes,
+        tuple(function_objects[:MAX_FUNCTION_OBJECTS]),
+        tuple(sized[:MAX_SIZED]),
+        tuple(name for name, _calls in templates),
+    )
 
 
 def _global(qual_name: str) -> str:
@@ -131,14 +153,22 @@ def probe_function(name: str, statement: str) -> str:
     return f'extern "C" __device__ void {name}(void) {{ {statement} }}'
 
 
-def representative_arguments(params: Sequence[Any], round_: int) -> list[str] | None:
+def representative_arguments(
+    params: Sequence[Any], round_: int, templates: Sequence[str] = ()
+) -> list[str] | None:
     """Round ``round_``'s arguments for ``params``, up to the last one without a default (the
-    rest take their defaults); None when a parameter has no representative value."""
+    rest take their defaults); None when a parameter has no representative value (a template
+    template parameter takes ``templates[round_]``, the module's class templates)."""
     needed = max((i + 1 for i, p in enumerate(params) if p.default is None), default=0)
     arguments = []
     for param in params[:needed]:
         if param.kind == TYPE_PARAMETER:
             arguments.append(TYPE_ARGUMENTS[round_])
+            continue
+        if param.kind == TEMPLATE_PARAMETER:
+            if round_ >= len(templates):
+                return None
+            arguments.append(templates[round_])
             continue
         value_type = " ".join(param.value_type.replace("const", "").split())
         if value_type == "bool":
@@ -152,10 +182,10 @@ def representative_arguments(params: Sequence[Any], round_: int) -> list[str] | 
     return arguments
 
 
-def _plain_rounds(params: Sequence[Any]) -> list[list[str]]:
+def _plain_rounds(params: Sequence[Any], templates: Sequence[str] = ()) -> list[list[str]]:
     rounds = []
     for round_ in range(ROUNDS):
-        arguments = representative_arguments(params, round_)
+        arguments = representative_arguments(params, round_, templates)
         if arguments is None:
             break
         rounds.append(arguments)
@@ -166,7 +196,7 @@ def _fallback_arguments(row: Any, types_: ClassTypes) -> list[list[str]]:
     """The fallback argument lists of a function or class template (see the module
     docstring), most likely first, at most MAX_FALLBACKS (each that fails costs NVRTC errors,
     and NVRTC stops at 100 a compile)."""
-    base = representative_arguments(row.params, 0)
+    base = representative_arguments(row.params, 0, types_.templates)
     if base is None:
         return []
     open_types = [i for i, p in enumerate(row.params[: len(base)]) if p.kind == TYPE_PARAMETER]
@@ -180,10 +210,12 @@ def _fallback_arguments(row: Any, types_: ClassTypes) -> list[list[str]]:
     found: list[list[str]] = []
     if callable_row is not None:
         # A function template: the type parameters that are a parameter's whole type; an
-        # iterator among them is most often a pointer.
+        # iterator among them is most often a pointer. Where there are none, a kernel gives
+        # them all explicitly (``check_reduce_params<TyGroup, TyVal, TyRet>()``): each may
+        # take a class as well.
         whole = {t.pattern[1] for _n, t, _d in callable_row.params if t.pattern[0] == "param"}
-        open_types = [i for i in open_types if i in whole]
-        if open_types:
+        if whole:
+            open_types = [i for i in open_types if i in whole]
             found.append([f"{a} *" if i in open_types else a for i, a in enumerate(base)])
     objects = types_.function_objects
     for position, index in enumerate(open_types):
@@ -199,6 +231,8 @@ def _fallback_arguments(row: Any, types_: ClassTypes) -> list[list[str]]:
                     found.append(_with(base, {index: class_type, open_types[-1]: function_object}))
     if not open_types:
         found += larger
+    elif types_.sized:
+        found += [_with(base, {open_types[0]: sized}) for sized in types_.sized]
     return found[:MAX_FALLBACKS]
 
 

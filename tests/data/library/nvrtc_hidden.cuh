@@ -59,3 +59,10 @@ __device__ float under_a_macro(float x) { return x + 1.0f; }
 // Declared, never defined: NVRTC rejects its shim, and the condition holds there: not hidden.
 __device__ inline float never_defined(float x);
 #endif
+
+// Declared inline and defined nowhere (cooperative groups' thread_group::num_threads): NVRTC
+// never sees a definition, and no other translation unit may give one.
+struct Gauge {
+  float level;
+  __device__ __forceinline__ float halved() const;
+};

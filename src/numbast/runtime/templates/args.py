@@ -22,7 +22,7 @@ from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 
 from ...core.cxx_names import BUILTIN_NUMBA_NAMES
-from ...core.rows import VALUE_PARAMETER, TemplateParamRow
+from ...core.rows import TEMPLATE_PARAMETER, VALUE_PARAMETER, TemplateParamRow
 from ..cxx_types import (
     NoCxxSpelling,
     canonical_spelling,
@@ -33,12 +33,14 @@ from .storage import cxx_only_type
 
 
 class TemplateArgument(NamedTuple):
-    """``numba_type`` for a type parameter, ``value`` for a non-type one; ``cxx`` is how the
-    argument is written in C++ (``"float"``, ``"3"``, ``"true"``)."""
+    """``numba_type`` for a type parameter, ``value`` for a non-type one, ``template`` for a
+    template template parameter (``cxx`` then names a class template); ``cxx`` is how the
+    argument is written in C++ (``"float"``, ``"3"``, ``"true"``, ``"::ns::plus"``)."""
 
     cxx: str
     numba_type: types.Type | None = None
     value: int | None = None
+    template: bool = False
 
     @property
     def is_type(self) -> bool:
@@ -49,12 +51,14 @@ class TemplateArgument(NamedTuple):
         """Hashable identity: instantiations with equal keys are the same C++ entity."""
         if self.is_type:
             return self.numba_type
+        if self.template:
+            return ("template", canonical_spelling(self.cxx))
         return ("value", self.value if self.value is not None else self.cxx)
 
     @property
     def needs_value(self) -> bool:
         """A value argument written as C++ text whose value the compiler has not told yet."""
-        return not self.is_type and self.value is None
+        return not self.is_type and not self.template and self.value is None
 
     def __str__(self) -> str:
         return str(self.numba_type) if self.is_type else self.cxx
@@ -134,8 +138,25 @@ def as_numba_type(value: object) -> types.Type:
     )
 
 
+def template_argument(qual_name: str) -> TemplateArgument:
+    """A template template parameter's argument: the class template ``qual_name``."""
+    name = canonical_spelling(qual_name)
+    return TemplateArgument(name if name.startswith("::") else f"::{name}", template=True)
+
+
 def explicit_argument(value: object, param: TemplateParamRow) -> TemplateArgument:
     """The argument a user wrote on the host for ``param`` (``Vec[types.float32, 3]``)."""
+    if param.kind == TEMPLATE_PARAMETER:
+        # A bound class template (``M.plus``), or C++ text naming one (``"cuda::std::plus"``).
+        named = getattr(value, "_numbast_class_template_", None)
+        if named is None and isinstance(value, str) and value.strip():
+            named = value.strip()
+        if named is None:
+            raise TypeError(
+                f"template parameter {param.name} takes a class template: give a bound one "
+                "(M.plus) or its C++ name as a string ('cuda::std::plus')"
+            )
+        return template_argument(named)
     if param.kind != VALUE_PARAMETER:
         if isinstance(value, str) and value.strip():
             # C++ text for a type nothing binds (``"cub::NullType"``); the compiler checks it.
@@ -169,6 +190,11 @@ def typed_argument(numba_type: types.Type, param: TemplateParamRow) -> TemplateA
     """The argument a kernel gives for ``param`` as a keyword (``BlockScan(T=np.int32,
     BLOCK_DIM_X=128)``), from the Numba type of what it wrote; None when Numba has not typed it
     as a constant yet (a value parameter needs a literal)."""
+    if param.kind == TEMPLATE_PARAMETER:
+        raise DeductionError(
+            f"template parameter {param.name} takes a class template: give it explicitly, "
+            "f[M.plus](...)"
+        )
     if param.kind == VALUE_PARAMETER:
         literal = getattr(numba_type, "literal_value", None)
         if isinstance(literal, (bool, int)):
@@ -220,10 +246,14 @@ class Deduction:
         elif kind == "pointer":
             if isinstance(actual, types.CPointer):
                 self.deduce(pattern[1], actual.dtype)
-        elif kind == "template":
+        elif kind in ("template", "template_param"):
             _kind, qual_name, argument_patterns = pattern
             instance_of = getattr(actual, "template_qual_name", None)
-            if instance_of is None or canonical_spelling(instance_of) != canonical_spelling(
+            if kind == "template_param":  # ``Op<T>``: Op is the class template of the argument
+                if instance_of is None:
+                    raise DeductionError(f"{actual} is not an instance of a bound class template")
+                self.bind(qual_name, template_argument(instance_of))
+            elif instance_of is None or canonical_spelling(instance_of) != canonical_spelling(
                 qual_name
             ):
                 raise DeductionError(f"{actual} is not an instance of {qual_name}")
@@ -301,6 +331,8 @@ def spelled_argument(
     """A template argument as C++ spells it (``float``, ``3``, ``true``, an enumerator such as
     ``ns::Kind::floating`` when ``enumerator_value`` knows it: the bound enums' values); a type
     is what ``type_of`` names (a template context's, which prefers its bindings' own structs)."""
+    if param.kind == TEMPLATE_PARAMETER:
+        return template_argument(text)
     if param.kind == "value":
         value = integer_value(text)
         if value is None and enumerator_value is not None:

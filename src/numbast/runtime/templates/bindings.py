@@ -11,10 +11,16 @@ from typing import Any
 
 from numba.cuda import types
 
-from ...core.rows import AliasTemplateRow, ClassTemplateRow, FunctionTemplateRow, TemplateParamRow
+from ...core.rows import (
+    NAMED_BY_ALIAS,
+    AliasTemplateRow,
+    ClassTemplateRow,
+    FunctionTemplateRow,
+    TemplateParamRow,
+)
 from ..cxx_types import numba_type_of, register_spelling
 from ..overloads import FunctionStubs
-from .args import explicit_argument, spelled_argument
+from .args import explicit_argument, spelled_argument, template_id
 from .classes import ClassTemplateBinder
 from .context import TemplateContext
 from .functions import (
@@ -22,6 +28,7 @@ from .functions import (
     FunctionTemplateStub,
     bind_operator_template,
 )
+from .storage import cxx_only_type
 
 
 class AliasTemplateStub:
@@ -40,15 +47,23 @@ class AliasTemplateStub:
         if len(raw) > len(self.params):
             raise TypeError(f"{self.row.qual_name} takes {len(self.params)} template argument(s)")
         given = [explicit_argument(v, p) for v, p in zip(raw, self.params, strict=False)]
-        _kind, qual_name, patterns = self.row.pattern
-        binder = self.context.class_template(qual_name)
+        # A C++ type the module binds no template of is named by the alias itself (its
+        # trailing defaults left to C++), for use as a template argument; so is one whose
+        # arguments only the compiler tells (``_redux_op_supported<remove_qual<Op<T>>, T>``).
+        named_by_alias = cxx_only_type(template_id(self.row.qual_name, given))
+        if self.row.pattern == NAMED_BY_ALIAS:
+            return named_by_alias
+        kind, named, patterns = self.row.pattern
+        if kind == "template_param":  # ``Op<T>``: the class template given for Op
+            named = given[named].cxx if named < len(given) else ""
+        binder = self.context.class_template(named)
         if binder is None:
-            raise TypeError(f"{self.row.qual_name} names {qual_name}, which is not bound")
+            raise TypeError(f"{self.row.qual_name} names {named}, which is not bound")
         target = {}
         for index, sub in enumerate(patterns):
             argument = self.context._template_argument(sub, given)
             if argument is None:
-                raise TypeError(f"{self.row.qual_name}: cannot tell {qual_name}'s argument {index}")
+                return named_by_alias
             target[index] = argument
         return binder.instance(binder.complete(target))
 

@@ -106,6 +106,8 @@ def _class_template_stub(binder: ClassTemplateBinder) -> type[ClassTemplateStub]
         (ClassTemplateStub,),
         {
             "_binder": binder,
+            # What a template template parameter's argument names (f[M.plus]).
+            "_numbast_class_template_": binder.row.qual_name,
             "__module__": binder.context.origin,
             "__qualname__": binder.row.python_name,
             "__doc__": f"CUDA C++ class template {binder.row.qual_name} (bound from C++).",

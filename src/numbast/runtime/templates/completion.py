@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...core.rows import TEMPLATE_PARAMETER
 from ..cxx_types import canonical_spelling
 from .args import (
     TemplateArgument,
     integer_value,
     normalized_arguments,
     substitute,
+    template_argument,
     type_argument,
     value_argument,
 )
@@ -79,6 +81,8 @@ def complete_arguments(
 
 
 def _default(context: TemplateContext, param: Any, text: str, what: str) -> TemplateArgument:
+    if param.kind == TEMPLATE_PARAMETER:
+        return template_argument(text)
     if param.kind == "type":
         found = context.type_of(text)
         if found is not None:

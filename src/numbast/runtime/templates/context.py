@@ -177,8 +177,13 @@ class TemplateContext:
         if kind == "pointer":
             inner = self.evaluate(pattern[1], arguments)
             return NEEDS_COMPILER if inner is NEEDS_COMPILER else types.CPointer(inner)
-        if kind == "template":
-            binder = self.class_template(pattern[1])
+        if kind in ("template", "template_param"):
+            named = pattern[1]
+            if kind == "template_param":  # ``Op<T>``: the class template given for Op
+                if named >= len(arguments) or not arguments[named].template:
+                    return NEEDS_COMPILER
+                named = arguments[named].cxx
+            binder = self.class_template(named)
             if binder is None:
                 return NEEDS_COMPILER
             given = []

@@ -2,10 +2,13 @@
 // representative instances must try (tests/test_template_probes.py).
 #pragma once
 
+#include "template_probes_detail.cuh"  // not retained: the module binds nothing of it
+
 namespace tp {
 
 // A class type of the module (cooperative groups' thread_block).
 struct Group {
+  static constexpr int width = 32;
   int rank;
   __device__ explicit Group(int r) : rank(r) {}
   __device__ int thread_rank() const { return rank; }
@@ -46,6 +49,48 @@ struct Wide {
   int words[Size / 64];
   __device__ int count() const { return Size / 64; }
 };
+
+// Type parameters no function parameter names, given explicitly (cooperative groups'
+// check_reduce_params<TyGroup, TyVal, TyRet>()): a class fits where int does not.
+template <class G>
+__device__ int width_of() { return G::width; }
+
+// A class parameter only an instance of a size fits (cooperative groups'
+// multi_warp_sync_location_getter(group) takes a multi-warp tile).
+template <class G>
+__device__ int words_of(const G &group) { return group.count(); }
+
+// Alias templates of a class template the module does not bind (cooperative groups' traits
+// name cuda::std::integral_constant<bool, expr>): their instances are types a kernel gives as
+// template arguments.
+template <int N>
+using is_small = tp_detail::flag<(N < 8)>;
+template <int N>
+using is_even = tp_detail::flag<(N % 2 == 0)>;
+
+// Takes such a type (a trait) as its argument.
+template <class Trait>
+struct Pick {
+  __device__ int operator()(int yes, int no) const { return Trait::value ? yes : no; }
+};
+
+// A second function object, so that which one a template template parameter got shows.
+template <class T>
+struct Times {
+  __device__ T operator()(T a, T b) const { return a * b; }
+};
+
+// Template template parameters (cooperative groups' details::pick_redux<TyOp>(mask, val),
+// details::reduce(group, val, TyOp<TyFnInput> &&op), redux_op_supported<Ty, TyOp>): the
+// argument is a class template; given explicitly, deduced from an instance, or in an alias.
+template <template <class> class Op, class T>
+__device__ T apply_op(T a, T b) { return Op<T>()(a, b); }
+
+template <class T, template <class> class Op>
+__device__ T fold_with(const Op<T> &op, T a, T b) { return op(op(a, b), b); }
+
+template <class T, template <class> class Op>
+using op_for = Op<T>;
 
 // No argument fits: stays not bound, with the compiler's reason.
 template <class T>
