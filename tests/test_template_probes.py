@@ -42,7 +42,11 @@ def test_fallback_instances_are_found_and_reported(built):
         "tp::words_of": "::tp::words_of<::tp::Wide<64> >",  # an instance of a size
         "tp::apply_op": "::tp::apply_op<::tp::Plus, int>",  # a class template for Op
         "tp::fold_with": "::tp::fold_with<int, ::tp::Plus>",
+        "tp::pick": "::tp::pick<::tp::Plus>",
     }
+    # pick's explicit specializations (one signature): bound through pick, not as a gap.
+    specializations = data["kinds"]["function"]
+    assert specializations["bound"] == specializations["found"] == 1, specializations
     assert data["kinds"]["class template"]["instances"]["tp::Wide"] == "::tp::Wide<64>"
     # Alias templates of a class template nothing binds count as bound: their instances are
     # types (given to Pick below).
@@ -72,10 +76,11 @@ rank_of, combine, Group = tp.rank_of, tp.combine, tp.Group
 width_of_group, words_of = tp.width_of[Group], tp.words_of
 PickSmall3, PickEven3 = tp.Pick[tp.is_small[3]], tp.Pick[tp.is_even[3]]
 apply_plus, fold_with = tp.apply_op[tp.Plus], tp.fold_with  # Op given; Op deduced
+pick_plus, pick_times = tp.pick[tp.Plus], tp.pick[tp.Times]  # explicit specializations
 TimesOf = tp.op_for[types.int32, tp.Times]  # an alias template's Op<T>: Times<int>
 
 
-def kernel(values, doubled, ranks, picks, ops):
+def kernel(values, doubled, ranks, picks, ops, specials):
     tid = cuda.threadIdx.x
     items = cuda.local.array(N, types.int32)
     load(tid, values, items)  # an array where the iterator is taken; items by reference
@@ -87,6 +92,7 @@ def kernel(values, doubled, ranks, picks, ops):
     picks[tid] = PickSmall3()(tid, -1) * 10 + PickEven3()(1, 2)
     i, two = np.int32(tid), np.int32(2)
     ops[tid] = apply_plus(i, np.int32(3)) * 1000 + fold_with(TimesOf(), i, two)
+    specials[tid] = pick_plus(i, two) * 10000 + pick_times(i, two)
 """
 
 LINK = (
@@ -94,7 +100,7 @@ LINK = (
     + """
 from support import link_kernel_to_cubin
 i32 = types.int32[:]
-print("cubin bytes", len(link_kernel_to_cubin(kernel, (i32,) * 5, arch="sm_90")))
+print("cubin bytes", len(link_kernel_to_cubin(kernel, (i32,) * 6, arch="sm_90")))
 """
 )
 
@@ -103,14 +109,16 @@ RUN = (
     + """
 values = np.arange(THREADS * N, dtype=np.int32) * 3 - 7
 doubled = np.zeros_like(values)
-ranks, picks, ops = (np.zeros(THREADS, dtype=np.int32) for _ in range(3))
-cuda.jit(kernel)[1, THREADS](values, doubled, ranks, picks, ops)
+ranks, picks, ops, specials = (np.zeros(THREADS, dtype=np.int32) for _ in range(4))
+cuda.jit(kernel)[1, THREADS](values, doubled, ranks, picks, ops, specials)
 assert (doubled == values * 2).all(), doubled
 tid = np.arange(THREADS, dtype=np.int32)
 expected = tid + (10 + tid) * 100 + 2 * 10000 + 2 * 100000 + 32 * 1000000
 assert (ranks == expected).all(), (ranks, expected)
 assert (picks == tid * 10 + 2).all(), picks  # 3 < 8 picks yes; 3 is odd: no
 assert (ops == (tid + 3) * 1000 + tid * 4).all(), ops  # Plus given; Times deduced: tid * 2 * 2
+expected = (tid + 2 + 1000) * 10000 + (tid * 2 + 2000)  # the specializations' own bodies
+assert (specials == expected).all(), (specials, expected)
 print("numbers ok")
 """
 )

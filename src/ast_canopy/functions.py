@@ -214,7 +214,11 @@ def function_fields(
 
 
 def make_function(ctx: Context, cursor: ci.Cursor, scope: str) -> Function:
-    return Function(**function_fields(ctx, cursor, scope))
+    fields = function_fields(ctx, cursor, scope)
+    # ``template <> int pick<plus>(int, int)``: reached through its template (extract.py keeps
+    # only those written as such, not implicit instances).
+    fields["specializes"] = fields["qual_name"] if cursor.specialized_template is not None else None
+    return Function(**fields)
 
 
 def _min_required(params: tuple[ParamVar, ...]) -> int:

@@ -111,6 +111,9 @@ class Function(OperatorQueries):
     file: str = ""  # realpath of the declaring file
     line: int = 0
     parse_entry_point: str = ""  # the header given to parse_declarations_from_source
+    # An explicit specialization of a function template (``template <> int pick<plus>(int,
+    # int)``): the template's qualified name, through which calls reach it; else None.
+    specializes: str | None = None
 
     @property
     def is_operator(self) -> bool:

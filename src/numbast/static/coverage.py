@@ -43,6 +43,10 @@ class Decision(NamedTuple):
     reason: str = ""  # why it is not bound
     shim: str = ""  # a bound callable's shim (NVRTC may still reject it)
     location: str = ""  # path:line (``where`` is the file's name only)
+    # An explicit specialization of this function template (``template <> int pick<plus>(int,
+    # int)``): when NVRTC rejects its own shim (a call cannot deduce the template's arguments),
+    # calls reach it through the template (``pick[M.plus](a, b)``), and it is bound as that is.
+    template: str = ""
 
 
 def summarize(
@@ -60,7 +64,11 @@ def summarize(
     rejected, hidden = rejected or {}, hidden or {}
     unique: dict[tuple[str, str], Decision] = {}
     instances: dict[str, dict[str, str]] = {}
+    decisions = list(decisions)
+    templates = {d.what: d for d in decisions if d.kind == "function template"}
     for decision in decisions:
+        if decision.outcome == BOUND and decision.shim in rejected and decision.template:
+            decision = _through_template(decision, rejected[decision.shim], templates, probes)
         if decision.outcome == BOUND and decision.shim in hidden:
             decision = decision._replace(outcome=HOST_ONLY, reason=hidden[decision.shim])
         elif decision.outcome == BOUND and decision.shim in rejected:
@@ -105,6 +113,26 @@ def summarize(
         "device_callables": dict(_coverage(kinds, CALLABLE_KINDS), kinds=list(CALLABLE_KINDS)),
         "device_functions": _coverage(kinds, FREE_FUNCTION_KINDS),
     }
+
+
+def _through_template(
+    decision: Decision,
+    error: str,
+    templates: Mapping[str, Decision],
+    probes: Mapping[tuple[str, str], Any] | None,
+) -> Decision:
+    """An explicit specialization whose own shim NVRTC rejects: bound when its template is (an
+    instance of it compiled), with the reason; else skipped with NVRTC's message."""
+    template = templates.get(decision.template)
+    outcome = None if probes is None else probes.get(("function template", decision.template))
+    if template is None or template.outcome != BOUND or outcome is None or not outcome.instance:
+        return decision._replace(outcome=SKIPPED, reason=f"NVRTC rejects its shim: {error}")
+    name = decision.template.rsplit("::", 1)[-1]
+    return decision._replace(
+        shim="",
+        reason=f"an explicit specialization of {decision.template}, called through it "
+        f"({name}[...](...)); its own shim cannot deduce the template's arguments",
+    )
 
 
 def _never_defined(what: str, error: str) -> bool:

@@ -69,7 +69,8 @@ class FunctionPlanning:
                 continue  # declared twice (e.g. in the .h and again in the .hpp)
             if not row.operator and not self.claim(python_name, "function", what, where):
                 continue
-            self.decide(kind, what, where, BOUND, shim=row.call.shim_name)
+            template = func.specializes or ""
+            self.decide(kind, what, where, BOUND, shim=row.call.shim_name, template=template)
             self.shim_names.add(row.call.shim_name)
             cooperative = not row.operator and any(p.search(func.name) for p in self.cooperative)
             call = self.guard(row.call, function_key(func), what)

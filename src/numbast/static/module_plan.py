@@ -94,11 +94,20 @@ class _Planner(FunctionPlanning):
         self.decide(kind, what, where, outcome, reason)
 
     def decide(
-        self, kind: str, what: str, where: str, outcome: str, reason: str = "", shim: str = ""
+        self,
+        kind: str,
+        what: str,
+        where: str,
+        outcome: str,
+        reason: str = "",
+        shim: str = "",
+        template: str = "",
     ) -> None:
         """Record what became of one declaration (``numbast.static.coverage``)."""
         file = os.path.basename(where)
-        self.out.decisions.append(Decision(kind, what, file, outcome, reason, shim, where))
+        self.out.decisions.append(
+            Decision(kind, what, file, outcome, reason, shim, where, template=template)
+        )
 
     def bound_member(self, what: str, where: str, shim: str) -> None:
         self.decide("method", what, where, BOUND, shim=shim)

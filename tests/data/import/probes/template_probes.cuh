@@ -92,6 +92,15 @@ __device__ T fold_with(const Op<T> &op, T a, T b) { return op(op(a, b), b); }
 template <class T, template <class> class Op>
 using op_for = Op<T>;
 
+// Explicit specializations a call cannot deduce (cooperative groups' pick_redux<plus>(int, int)):
+// reached through their template, pick[M.Times](a, b).
+template <template <class> class Op>
+__device__ int pick(int a, int b);
+template <>
+__device__ int pick<Plus>(int a, int b) { return a + b + 1000; }
+template <>
+__device__ int pick<Times>(int a, int b) { return a * b + 2000; }
+
 // No argument fits: stays not bound, with the compiler's reason.
 template <class T>
 __device__ int needs_member(T value) { return value.no_such_member(); }
