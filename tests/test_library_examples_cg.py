@@ -27,8 +27,33 @@ def test_group_function_templates_count_as_bound_with_a_group_instance(cg):
     compiles, one of the module's groups does, and coverage reports it."""
     templates = coverage_kinds(cg)["function template"]
     for name in ("sync", "thread_rank", "group_size", "reduce"):
-        (instance,) = [v for k, v in templates["instances"].items() if k.endswith(f"::{name}")]
+        (instance,) = [
+            v
+            for k, v in templates["instances"].items()
+            if k.endswith(f"::{name}") and "::details::" not in k
+        ]
         assert "_group" in instance or "thread_block" in instance, instance
+
+
+def test_internal_helpers_count_as_bound_with_the_instances_kernels_give(cg):
+    """What the fallbacks of template coverage find for cooperative groups' helpers: a class
+    template for a template template parameter (pick_redux<TyOp>, details::reduce,
+    redux_op_supported), a group for type parameters given explicitly (check_reduce_params), a
+    multi-warp tile for the multi-warp getters; num_threads, declared inline and never defined,
+    is not device-callable."""
+    kinds = coverage_kinds(cg)
+    instances = {
+        k.rsplit("::", 1)[-1]: v
+        for kind in ("function template", "alias template")
+        for k, v in kinds[kind]["instances"].items()
+        if "::details::" in k
+    }
+    assert "pick_redux<::cooperative_groups::" in instances["pick_redux"]
+    assert "redux_op_supported<int, ::cooperative_groups::" in instances["redux_op_supported"]
+    assert "_group>" in instances["reduce"] and "_group" in instances["check_reduce_params"]
+    assert "multi_warp_tile_base<64>" in instances["multi_warp_sync_location_getter"]
+    (num_threads,) = [i for i in kinds["method"]["not_bound"] if "num_threads" in i["what"]]
+    assert num_threads["outcome"] == "host_only", num_threads
 
 
 # -- GPU: the numbers --------------------------------------------------------------------------

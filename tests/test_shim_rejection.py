@@ -90,13 +90,18 @@ def test_each_rejected_declaration_is_left_out_with_nvrtcs_message(rejected_modu
         for item in kinds[kind]["not_bound"]
         if "NVRTC" in item["reason"]
     }
+    never_defined = (
+        "it is declared inline and defined nowhere NVRTC sees ({}): C++ wants an "
+        "inline function's definition where it is called, so no kernel can call it"
+    )
     assert reasons == {
         "Holder<int>::doubled() const": "NVRTC rejects its shim: rejected.cuh(9): expression "
         'must have class type but it has type "const int"',
-        "declared_only(int)": 'NVRTC rejects its shim: rejected.cuh(15): extern inline function '
-        '"declared_only" was referenced but not defined',
-        "Meter::operator+(const Meter &) const": 'NVRTC rejects its shim: rejected.cuh(20): '
-        'function "Meter::operator+" was referenced but not defined',
+        # Inline and never defined: not device-callable (coverage.py), with NVRTC's words.
+        "declared_only(int)": never_defined.format('rejected.cuh(15): extern inline function '
+        '"declared_only" was referenced but not defined'),
+        "Meter::operator+(const Meter &) const": never_defined.format('rejected.cuh(20): '
+        'function "Meter::operator+" was referenced but not defined'),
     }  # fmt: skip
     # still_fine, also_fine, make_holder, counter_from
     assert kinds["function"]["bound"] == 4
