@@ -29,7 +29,12 @@ Numbast; numba-cuda refuses ``cache=True`` for it) and once with ``numbast.heade
 theirs, ours with cache=True at most ours without it (medians of the differences within a
 round; run at least 15 rounds).
 
+``--reference DIR`` also times the ``ours`` warm variants with another checkout's packages
+(``reference, warm`` and ``reference, warm + cache=True``: e.g. the commit before a change,
+each with its own caches), interleaved with the rest, and compares ours with them.
+
     python benchmarks/first_launch.py [--runs 7] [--against numba.cuda.bf16]
+                                      [--reference OTHER_CHECKOUT]
 """
 
 from __future__ import annotations
@@ -192,6 +197,17 @@ BF16_COMPARISONS = (
     ("ours warm + cache=True", "ours, warm + cache=True", "ours, warm", 0.0),
     ("ours warm + cache=True", "ours, warm + cache=True", "theirs", None),
 )
+# With --reference: ours against another checkout's packages (no slower: ratio <= 1.00).
+REFERENCE_VARIANTS = ("reference, warm", "reference, warm + cache=True")
+REFERENCE_COMPARISONS = (
+    ("ours warm vs the reference", "ours, warm", "reference, warm", 0.0),
+    (
+        "ours warm + cache=True vs the reference",
+        "ours, warm + cache=True",
+        "reference, warm + cache=True",
+        0.0,
+    ),
+)
 PHASE_KEYS = ("startup", "numba", "bindings", "first launch", "exit")
 STEP_KEYS = ("context", "cache load", "refresh", "nvvm", "link", "load")
 # Set per variant below, or (bytecode) left to Python: a value inherited from the shell would
@@ -224,6 +240,7 @@ def run(script: Path, env: dict[str, str]) -> tuple[float, dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--reference", type=Path, help="another checkout, timed interleaved")
     parser.add_argument(
         "--against",
         choices=("plain", "numba.cuda.bf16"),
@@ -233,6 +250,10 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     runs, bf16 = options.runs, options.against == "numba.cuda.bf16"
     variants = BF16_VARIANTS if bf16 else VARIANTS
+    comparisons = BF16_COMPARISONS if bf16 else COMPARISONS
+    if options.reference is not None:
+        variants = (*variants, *REFERENCE_VARIANTS)
+        comparisons = (*comparisons, *REFERENCE_COMPARISONS)
     walls: dict[str, list[float]] = {name: [] for name in variants}
     phases: dict[str, list[dict]] = {name: [] for name in variants}
     with tempfile.TemporaryDirectory() as scratch_name:
@@ -253,6 +274,20 @@ def main(argv: list[str] | None = None) -> int:
             "ours, warm": (ours, warm),
             "ours, warm + cache=True": (ours, dict(warm, **cached)),
         }
+        if options.reference is not None:  # its own directory: its own kernel cache files
+            tree = options.reference.resolve()
+            other = scratch / "reference"
+            other.mkdir()
+            for name in ("demo.cuh", "pyproject.toml", ours.name):
+                shutil.copy(scratch / name, other / name)
+            theirs = dict(
+                base,
+                PYTHONPATH=os.pathsep.join((str(tree / "src"), str(tree))),
+                NUMBA_CACHE_DIR=str(other / "numba-cache"),
+                NUMBAST_CACHE_DIR=str(other / "import-cache"),
+            )
+            setups["reference, warm"] = (other / ours.name, theirs)
+            setups["reference, warm + cache=True"] = (other / ours.name, dict(theirs, **cached))
         for name in variants:  # fill the caches (each variant's first run)
             if name in setups:
                 run(*setups[name])
@@ -269,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                 walls[name].append(wall)
                 phases[name].append(inside)
     kernel = "bf16 kernel (__hfma, hsqrt)" if bf16 else "demo kernel"
-    report(walls, phases, runs, kernel, BF16_COMPARISONS if bf16 else COMPARISONS)
+    report(walls, phases, runs, kernel, comparisons)
     return 0
 
 
@@ -283,7 +318,7 @@ def report(
     print(f"{kernel}, first launch in a fresh process; medians of {runs}, seconds")
     columns = "".join(f"{key:>13s}" for key in PHASE_KEYS)
     steps = " ".join(STEP_KEYS)
-    print(f"  {'variant':26s} {'process':>8s}{columns}   (in the 1st launch: {steps})")
+    print(f"  {'variant':30s} {'process':>8s}{columns}   (in the 1st launch: {steps})")
     medians = {}
     for name in walls:
         wall = statistics.median(walls[name])
@@ -294,7 +329,7 @@ def report(
             f"{statistics.median(p[key] for p in phases[name]):7.3f}" for key in STEP_KEYS
         )
         medians[name] = wall
-        print(f"  {name:26s} {wall:8.3f}{parts}                 {steps}")
+        print(f"  {name:30s} {wall:8.3f}{parts}                 {steps}")
     # Process times drift (other load, the GPU's clocks) by more than the targets: besides the
     # difference of medians, the median of the differences within each round (the variants of
     # a round run back to back), with the middle half of those differences.
