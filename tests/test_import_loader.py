@@ -87,6 +87,7 @@ def test_building_an_entry_renders_and_compiles_without_running_the_module(tmp_p
     warm = run_python(WARM_WITHOUT_PROCESSES, project, cache, NUMBAST_IMPORT_QUIET="1")
     assert warm.returncode == 0, warm.stderr
     assert "ran: True" in warm.stdout
+    assert "loaded: []" in warm.stdout, warm.stdout
 
 
 WARM_WITHOUT_PROCESSES = """
@@ -99,6 +100,13 @@ def no_process(*args, **kwargs):
 subprocess.Popen.__init__ = no_process
 import cuda_headers.vec
 print("ran:", builtins.vec_module_ran)
+import sys
+# What only a build, or a kernel linking the shims, needs: a hit loads none of it.
+BUILD_OR_LINK = (
+    "numbast_import.build", "numbast_import.shim_units", "numbast_import.shim_unit_loader",
+    "numbast_import.shim_compiler", "numbast_import.cache.lock", "numbast.core.nvrtc",
+)
+print("loaded:", [name for name in BUILD_OR_LINK if name in sys.modules])
 """
 
 
