@@ -5,8 +5,9 @@ groups' thread_group::num_threads); operators a Python kernel has no syntax for
 (``=``, ``++``, ``--``, ``!``, literal suffixes) are excluded with the reason, not counted as
 gaps; ``operator[]`` reads an element (``v[i]``, also on class template instances); and an
 ``operator<`` function template is spelled ``operator< <T>`` (``operator<<T>`` reads as
-``<<``). Each module is built once (one cache), its kernels linked to an sm_90 cubin here and
-run on the GPU."""
+``<<``); an empty tag class declared in a file that is not retained binds with what names it
+(CUB's ``NullType``). Each module is built once (one cache), its kernels linked to an sm_90
+cubin here and run on the GPU."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from support import link_kernel_to_cubin
 from ast_canopy.nvrtc_hidden import enclosing_conditions, hidden_branches
 
 DATA = Path(__file__).parent / "data" / "library"
-HEADERS = ("nvrtc_hidden", "python_syntax", "subscripts")
+HEADERS = ("nvrtc_hidden", "python_syntax", "subscripts", "tag_types")
 
 
 @pytest.fixture(scope="module")
@@ -245,6 +246,36 @@ def test_subscripts_and_a_less_than_template_link(modules):
     assert link_kernel_to_cubin(_subscript_kernel(module), (f32, f32))
 
 
+# -- empty tag classes outside the retained files ----------------------------------------------
+
+
+def test_an_empty_tag_class_not_retained_binds_with_what_names_it(modules):
+    module, coverage = modules["tag_types"]
+    assert {"Empty", "tag_count", "make_slot"} <= set(dir(module))
+    # Slot<Empty>::get() (an instance's method returning the tag) binds; Heavy has a field: it
+    # is left to the retain list, and what names it says so
+    assert coverage["kinds"]["method"]["bound"] == 1
+    (heavy,) = coverage["kinds"]["function"]["not_bound"]
+    assert heavy["what"] == "tg::heavy_value(tg::Heavy)"
+    assert "'tg::Heavy' has no Numba type" in heavy["reason"]
+
+
+def _tag_kernel(module):
+    def kernel(out):
+        out[0] = module.tag_count(module.Empty())
+        slot = module.make_slot()
+        out[1] = module.tag_count(slot.get())
+
+    return kernel
+
+
+def test_a_kernel_making_and_passing_the_tag_links(modules):
+    from numba import types
+
+    module, _ = modules["tag_types"]
+    assert link_kernel_to_cubin(_tag_kernel(module), (types.int32[::1],))
+
+
 @pytest.mark.gpu
 def test_the_kernels_compute_on_the_gpu(modules):
     from numba import cuda
@@ -263,3 +294,8 @@ def test_the_kernels_compute_on_the_gpu(modules):
     out = cuda.to_device(np.zeros(3, np.float32))
     subscript[1, 1](out, cuda.to_device(np.float32([1, 2, 3, 4, 5, 6])))
     np.testing.assert_array_equal(out.copy_to_host(), [1 + 3 * 5, 1.0, 0.0])
+
+    tags = cuda.jit(_tag_kernel(modules["tag_types"][0]))
+    out = cuda.to_device(np.zeros(2, np.int32))
+    tags[1, 1](out)
+    np.testing.assert_array_equal(out.copy_to_host(), [7, 7])

@@ -55,6 +55,7 @@ class Extractor:
         self._walk(self.ctx.tu.cursor, "")
         self._add_templates_defined_by_specializations()
         self.decls.class_template_specializations += instances.named_instances(self.ctx, self.decls)
+        self.decls.structs += instances.named_tag_records(self.ctx, self.decls)
         self.decls.macro_constants = self._macros.constants()
         return self.decls
 

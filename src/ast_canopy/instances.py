@@ -189,9 +189,31 @@ def named_instances(ctx: Context, decls: Declarations) -> list[ClassTemplateSpec
     return found
 
 
+def named_tag_records(ctx: Context, decls: Declarations) -> list[Struct]:
+    """The empty classes (tags, such as CUB's ``NullType``) declared outside the retained files
+    that reported declarations name, the methods of reported instances included
+    (``Uninitialized<NullType>::Alias()`` returns a ``NullType &``): reported as structs, so
+    that what names them binds. A kernel can make one; there is nothing else in them. Classes
+    with fields or bases are left to the retain list (they bring their own declarations)."""
+    names = set(_record_names(_declaration_types(decls)))
+    reported = {struct.qual_name for struct in decls.structs}
+    found = []
+    for name in sorted(names - reported):
+        cursor = ctx.types.plain_records.get(name)
+        if cursor is None or not cursor.is_definition() or ctx.is_retained(cursor):
+            continue
+        if cursor.kind not in (ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL):
+            continue
+        struct = records.make_instance_struct(ctx, cursor, name)
+        if struct.sizeof_ == 1 and not struct.fields and not struct.bases:
+            found.append(struct)
+    return found
+
+
 __all__ = [
     "is_explicit_instantiation",
     "is_explicit_specialization",
     "make_specialization",
     "named_instances",
+    "named_tag_records",
 ]

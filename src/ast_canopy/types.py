@@ -57,6 +57,9 @@ class TypeFactory:
         # spelling without cv-qualifiers: the extractor reports those that reported
         # declarations name.
         self.specializations: dict[str, ci.Cursor] = {}
+        # The other record types made so far, by the same spelling (the extractor reports the
+        # empty ones declared outside the retained files: ``instances.named_tag_records``).
+        self.plain_records: dict[str, ci.Cursor] = {}
 
     def make(self, t: ci.Type) -> Type:
         # clang uniques types: the same (sugared) type is the same pointer in this translation
@@ -157,9 +160,11 @@ class TypeFactory:
 
     def _note_specialization(self, canonical: ci.Type) -> None:
         declaration = canonical.get_declaration()
+        # Keyed by the record's own spelling: "const Vec<float, 2>" is Vec<float, 2>.
         if declaration.specialized_template is not None:
-            # Keyed by the record's own spelling: "const Vec<float, 2>" is Vec<float, 2>.
             self.specializations.setdefault(declaration.type.get_canonical().spelling, declaration)
+        else:
+            self.plain_records.setdefault(declaration.type.get_canonical().spelling, declaration)
 
     @staticmethod
     def _array(array: ci.Type) -> tuple[ci.Type, tuple[int, ...]]:
