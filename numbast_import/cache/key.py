@@ -61,6 +61,7 @@ ENTRY_SHAPING_MODULES = (
     "mapping.py",
     "mapping_checks.py",
     "mapping_nvrtc.py",
+    "nvrtc_conditions.py",
     "nvrtc_diagnostics.py",
     "rtc/options.py",
     "shim_compiler.py",
