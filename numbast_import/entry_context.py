@@ -40,7 +40,13 @@ class EntryContext:
             EntryInstances(entry.path, arch, entry.read_only) if entry.path is not None else None
         )
         # The shims' units (numbast_import.shim_units), or their one unit in the entry.
-        self._units = entry.manifest.get("shim_units")
+        units = entry.manifest.get("shim_units")
+        if units is not None:
+            # As tuples of strings, which the cyclic GC stops tracking (a 3000-function header
+            # has ~200 units: their JSON lists would be traversed in each of a compile's full
+            # collections); the manifest keeps them so, which serializes the same.
+            units = entry.manifest["shim_units"] = tuple((d, tuple(n)) for d, n in units)
+        self._units = units
         self._entry = entry
         # Shim -> NVRTC's message for those left out of the LTO-IR (kernels calling one are
         # refused with it).

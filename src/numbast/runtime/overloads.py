@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import linecache
 from collections.abc import Callable, Hashable, Sequence
-from functools import partial
-from types import CellType, FunctionType
+from types import FunctionType
 from typing import Any
 
 from numba.cuda import types
@@ -234,53 +233,91 @@ def is_binding_stub(key: Hashable) -> bool:
 # -- function stubs ---------------------------------------------------------------------------
 #
 # A stub is a plain function that raises when called outside a kernel. Its code object is a copy
-# of one template's, renamed and pointed at a file name of its own whose "source" (served to
-# linecache on demand) is a def whose docstring lists the C++ declarations bound to it: that is
-# what help(stub) and inspect.getsource(stub) show.
+# of one template's, renamed, with the message it raises among its constants, and pointed at the
+# pseudo source file of its origin (one per module or header): a def per stub whose docstring
+# lists the C++ declarations bound to it, made when first asked for (linecache's lazy form). That
+# is what help(stub) and inspect.getsource(stub) show.
+#
+# A header's thousands of stubs stay one object each for the cyclic GC, which traverses every
+# tracked object in each of the full collections Numba's compiles run (issue 22): no closure
+# (its cell and tuple), no linecache entry of its own (a tuple, a partial, its arguments), a
+# __dict__ of atoms and tuples of strings only, and the globals dict that all stubs share.
+
+_MESSAGE = "numbast: the message of a bound function's stub"  # replaced in each stub's code
 
 
-def _stub_template() -> Callable[..., Any]:
-    message = ""
-
-    def stub(*args: Any, **kwargs: Any) -> Any:
-        raise TypeError(message)
-
-    return stub
+def _stub_template(*args: Any, **kwargs: Any) -> Any:
+    raise TypeError("numbast: the message of a bound function's stub")
 
 
-_STUB_CODE = _stub_template().__code__
+_STUB_CODE = _stub_template.__code__
+_STUB_GLOBALS: dict[str, Any] = {}
+
+
+class _StubFile:
+    """The pseudo source file of one origin's stubs: their defs, one after another, made when
+    linecache first reads it, each stub's code pointed at its line then; any change (a stub or
+    a declaration added) makes it lazy again."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.stubs: list[Callable[..., Any]] = []
+
+    def changed(self) -> None:
+        entry = linecache.cache.get(self.filename)
+        if entry is None or len(entry) != 1:
+            linecache.cache[self.filename] = (self.source,)
+
+    def source(self) -> str:
+        parts: list[str] = []
+        line = 1
+        for stub in list(self.stubs):
+            if stub.__code__.co_firstlineno != line:
+                stub.__code__ = stub.__code__.replace(co_firstlineno=line)
+            text = _stub_source(stub)
+            parts.append(text)
+            line += text.count("\n") + 1  # a blank line between defs
+        return "\n".join(parts)
+
+
+_STUB_FILES: dict[str, _StubFile] = {}
 
 
 def make_function_stub(qual_name: str, python_name: str, origin: str = "") -> Callable[..., Any]:
     """The Python object kernels call for a bound C++ function. ``origin`` (a module name or a
-    header) makes the stub's pseudo source file unique; C++ declarations are added with
+    header) names the stub's pseudo source file; C++ declarations are added with
     :func:`add_declaration`."""
     message = (
         f"{qual_name} is a CUDA device function bound from C++: call it inside a "
         "@cuda.jit kernel or device function"
     )
-    filename = f"numbast-binding:{origin or 'dynamic'}:{qual_name}"
-    replaced = {"co_filename": filename, "co_firstlineno": 1, "co_name": python_name}
+    filename = f"numbast-binding:{origin or 'dynamic'}"
+    consts = tuple(message if c == _MESSAGE else c for c in _STUB_CODE.co_consts)
+    replaced = {"co_filename": filename, "co_firstlineno": 1, "co_name": python_name,
+                "co_consts": consts}  # fmt: skip
     if hasattr(_STUB_CODE, "co_qualname"):  # Python >= 3.11
         replaced["co_qualname"] = python_name
-    stub = FunctionType(_STUB_CODE.replace(**replaced), {}, python_name, None, (CellType(message),))
+    stub = FunctionType(_STUB_CODE.replace(**replaced), _STUB_GLOBALS, python_name)
     stub.__qualname__ = python_name
     stub.__module__ = origin or None
     stub._numbast_stub_ = True
-    # A tuple of strings (replaced, not appended to): the cyclic GC stops tracking it, and a
-    # header's thousands of stubs cost each of Numba's full collections less (issue 22).
+    # A tuple of strings (replaced, not appended to): the cyclic GC stops tracking it.
     stub._numbast_declarations_ = ()
     stub.__doc__ = _stub_doc(qual_name, [])
-    # A one-element entry is linecache's lazy form: the source is made when first asked for.
-    linecache.cache[filename] = (partial(_stub_source, stub, python_name),)
     stub._numbast_qual_name_ = qual_name
+    with LOCK:
+        source_file = _STUB_FILES.get(filename)
+        if source_file is None:
+            source_file = _STUB_FILES[filename] = _StubFile(filename)
+        source_file.stubs.append(stub)
+        source_file.changed()
     return stub
 
 
-def _stub_source(stub: Callable[..., Any], python_name: str) -> str:
+def _stub_source(stub: Callable[..., Any]) -> str:
     doc = stub.__doc__.replace('"""', r"\"\"\"")
     body = "\n".join(f"    {line}".rstrip() for line in doc.splitlines())
-    return f'def {python_name}(*args):\n    """\n{body}\n    """\n'
+    return f'def {stub.__name__}(*args):\n    """\n{body}\n    """\n'
 
 
 def add_declaration(stub: Callable[..., Any], declaration: str) -> None:
@@ -292,6 +329,9 @@ def add_declaration(stub: Callable[..., Any], declaration: str) -> None:
         else:
             stub._numbast_declarations_ = declarations = (*declarations, declaration)
         stub.__doc__ = _stub_doc(stub._numbast_qual_name_, declarations)
+        source_file = _STUB_FILES.get(stub.__code__.co_filename)
+        if source_file is not None:
+            source_file.changed()
 
 
 def _stub_doc(qual_name: str, declarations: Sequence[str]) -> str:

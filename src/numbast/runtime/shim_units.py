@@ -59,7 +59,7 @@ class ShimUnits:
         are compiled from (its header and what that includes), or what computes it when first
         asked (only a kernel calling a shim in no unit asks)."""
         self.library = library
-        self.units = [(digest, list(names)) for digest, names in units]
+        self.units = [(digest, tuple(names)) for digest, names in units]  # untracked by the GC
         self.unit_of = {name: digest for digest, names in self.units for name in names}
         self._load_unit = load_unit
         self._compile_shim = compile_shim
