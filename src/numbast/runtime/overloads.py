@@ -329,7 +329,8 @@ def add_declaration(stub: Callable[..., Any], declaration: str) -> None:
         else:
             stub._numbast_declarations_ = declarations = (*declarations, declaration)
         stub.__doc__ = _stub_doc(stub._numbast_qual_name_, declarations)
-        source_file = _STUB_FILES.get(stub.__code__.co_filename)
+        code = getattr(stub, "__code__", None)  # a function template's stub has none
+        source_file = _STUB_FILES.get(code.co_filename) if code is not None else None
         if source_file is not None:
             source_file.changed()
 
