@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import linecache
 from collections.abc import Callable, Hashable, Sequence
+from functools import partial
 from types import FunctionType
 from typing import Any
 
@@ -241,46 +242,17 @@ def is_binding_stub(key: Hashable) -> bool:
 # A header's thousands of stubs stay one object each for the cyclic GC, which traverses every
 # tracked object in each of the full collections Numba's compiles run (issue 22): no closure
 # (its cell and tuple), no linecache entry of its own (a tuple, a partial, its arguments), a
-# __dict__ of atoms and tuples of strings only, and the globals dict that all stubs share.
-
-_MESSAGE = "numbast: the message of a bound function's stub"  # replaced in each stub's code
+# __dict__ and globals of atoms and tuples of strings only.
 
 
 def _stub_template(*args: Any, **kwargs: Any) -> Any:
-    raise TypeError("numbast: the message of a bound function's stub")
+    raise TypeError("the message of a stub: its code's one string constant, replaced in each")
 
 
 _STUB_CODE = _stub_template.__code__
-_STUB_GLOBALS: dict[str, Any] = {}
-
-
-class _StubFile:
-    """The pseudo source file of one origin's stubs: their defs, one after another, made when
-    linecache first reads it, each stub's code pointed at its line then; any change (a stub or
-    a declaration added) makes it lazy again."""
-
-    def __init__(self, filename: str) -> None:
-        self.filename = filename
-        self.stubs: list[Callable[..., Any]] = []
-
-    def changed(self) -> None:
-        entry = linecache.cache.get(self.filename)
-        if entry is None or len(entry) != 1:
-            linecache.cache[self.filename] = (self.source,)
-
-    def source(self) -> str:
-        parts: list[str] = []
-        line = 1
-        for stub in list(self.stubs):
-            if stub.__code__.co_firstlineno != line:
-                stub.__code__ = stub.__code__.replace(co_firstlineno=line)
-            text = _stub_source(stub)
-            parts.append(text)
-            line += text.count("\n") + 1  # a blank line between defs
-        return "\n".join(parts)
-
-
-_STUB_FILES: dict[str, _StubFile] = {}
+# Pseudo source file name -> the stubs whose defs it holds, one after another (its text is made
+# when linecache first reads it, and each stub's code pointed at its line then).
+_STUB_FILES: dict[str, list[Callable[..., Any]]] = {}
 
 
 def make_function_stub(qual_name: str, python_name: str, origin: str = "") -> Callable[..., Any]:
@@ -292,12 +264,12 @@ def make_function_stub(qual_name: str, python_name: str, origin: str = "") -> Ca
         "@cuda.jit kernel or device function"
     )
     filename = f"numbast-binding:{origin or 'dynamic'}"
-    consts = tuple(message if c == _MESSAGE else c for c in _STUB_CODE.co_consts)
+    consts = tuple(message if isinstance(c, str) else c for c in _STUB_CODE.co_consts)
     replaced = {"co_filename": filename, "co_firstlineno": 1, "co_name": python_name,
                 "co_consts": consts}  # fmt: skip
     if hasattr(_STUB_CODE, "co_qualname"):  # Python >= 3.11
         replaced["co_qualname"] = python_name
-    stub = FunctionType(_STUB_CODE.replace(**replaced), _STUB_GLOBALS, python_name)
+    stub = FunctionType(_STUB_CODE.replace(**replaced), {}, python_name)
     stub.__qualname__ = python_name
     stub.__module__ = origin or None
     stub._numbast_stub_ = True
@@ -306,12 +278,24 @@ def make_function_stub(qual_name: str, python_name: str, origin: str = "") -> Ca
     stub.__doc__ = _stub_doc(qual_name, [])
     stub._numbast_qual_name_ = qual_name
     with LOCK:
-        source_file = _STUB_FILES.get(filename)
-        if source_file is None:
-            source_file = _STUB_FILES[filename] = _StubFile(filename)
-        source_file.stubs.append(stub)
-        source_file.changed()
+        _STUB_FILES.setdefault(filename, []).append(stub)
+    _source_changed(filename)
     return stub
+
+
+def _source_changed(filename: str) -> None:
+    """The pseudo file ``filename`` is made again when next read (linecache's lazy form)."""
+    if filename in _STUB_FILES and len(linecache.cache.get(filename, ())) != 1:
+        linecache.cache[filename] = (partial(_file_source, filename),)
+
+
+def _file_source(filename: str) -> str:
+    parts, line = [], 1
+    for stub in list(_STUB_FILES[filename]):
+        stub.__code__ = stub.__code__.replace(co_firstlineno=line)
+        parts.append(_stub_source(stub))
+        line += parts[-1].count("\n") + 1  # a blank line between defs
+    return "\n".join(parts)
 
 
 def _stub_source(stub: Callable[..., Any]) -> str:
@@ -329,10 +313,8 @@ def add_declaration(stub: Callable[..., Any], declaration: str) -> None:
         else:
             stub._numbast_declarations_ = declarations = (*declarations, declaration)
         stub.__doc__ = _stub_doc(stub._numbast_qual_name_, declarations)
-        code = getattr(stub, "__code__", None)  # a function template's stub has none
-        source_file = _STUB_FILES.get(code.co_filename) if code is not None else None
-        if source_file is not None:
-            source_file.changed()
+        if isinstance(stub, FunctionType):  # not a function template's stub
+            _source_changed(stub.__code__.co_filename)
 
 
 def _stub_doc(qual_name: str, declarations: Sequence[str]) -> str:

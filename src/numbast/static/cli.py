@@ -103,11 +103,15 @@ def generate(config: StaticConfig, output_dir: str, *, run_ruff_format: bool = T
     """Render the module ``config`` describes and write it into ``output_dir`` (formatted
     with ruff when asked and installed); returns its path. Errors propagate: ConfigError,
     ast_canopy.ParseError, ArchMismatchError, OSError."""
-    from numbast.static.renderer import render_bindings_module
+    from numbast.static.renderer import render_bindings
+    from numbast.static.unit_files import write_unit_files
 
     config = dataclasses.replace(config, output_dir=os.path.abspath(output_dir))
-    source = render_bindings_module(config)
-    written = write_module(source, output_dir, config)
+    rendered = render_bindings(config)
+    written = write_module(rendered.source, output_dir, config)
+    # Beside the module: its shims compiled in units, which its kernels link by name.
+    write_unit_files(written, rendered.preamble, rendered.shims, config.gpu_arch,
+                     config.clang_include_paths, config.shim_nvrtc_options)  # fmt: skip
     if run_ruff_format:
         format_with_ruff(written)
     return written

@@ -26,11 +26,12 @@ from typing import Any
 
 from numbast.core.row_writer import RowWriter
 from numbast.core.rows import FORMAT
+from numbast.core.unit_files import wants_units
 from numbast.static.config import StaticConfig
 from numbast.static.literals import literal
 from numbast.static.module_code import ModuleCode, RowConstants
 from numbast.static.module_plan import ModulePlan
-from numbast.static.runtime_copy import FEATURES, runtime_copy, runtime_features
+from numbast.static.runtime_copy import FEATURES, UNIT_FILES, runtime_copy, runtime_features
 
 
 @dataclass(frozen=True)
@@ -209,10 +210,27 @@ def rows_block(
 # -- the module -------------------------------------------------------------------------------
 
 
-def runtime_block(embed_runtime: bool, plan: ModulePlan | None = None) -> str:
+def runtime_block(embed_runtime: bool, plan: ModulePlan | None = None, units: bool = False) -> str:
+    """``units``: the module links shim units compiled beside it (``unit_files_block``)."""
     if not embed_runtime:
         return "from numbast.runtime import apply as _nb_runtime\n"
-    return runtime_copy(runtime_features(plan) if plan is not None else FEATURES)
+    features = runtime_features(plan) if plan is not None else list(FEATURES)
+    if units and UNIT_FILES not in features:
+        features.append(UNIT_FILES)
+    return runtime_copy(features)
+
+
+def unit_files_block() -> str:
+    """A standalone module's kernels link the shim units ``python -m numbast`` compiled beside
+    it (``numbast.runtime.unit_files``), where they are."""
+    return (
+        "# Kernels link the units of the shims they call, compiled beside this module (its\n"
+        "# _shims directory) when it was generated; without them the shims compile from source.\n"
+        "import importlib as _nb_importlib\n\n"
+        '_nb_importlib.import_module(_nb_runtime.__package__ + ".unit_files").use_unit_files(\n'
+        "    _numbast_shim_library, __file__\n"
+        ")\n"
+    )
 
 
 def _registries_block(config: StaticConfig) -> str:
@@ -323,6 +341,8 @@ def write_module(
     public_names = plan.public_names() + [name for name, _struct in type_exports(plan)]
     writer = RowWriter()
     constants = RowConstants() if code else None
+    rows_text = rows_block(plan, writer, constants)  # first: it collects the shims
+    units = embed_runtime and plan.preamble is not None and wants_units(len(writer.shims))
     instances = "" if embed_runtime else "        instances=_nb_entry.instances,\n"
     kernels = (
         ""
@@ -340,12 +360,13 @@ def write_module(
         f"{'numba-cuda only' if embed_runtime else 'numbast'}. Use the names\nbelow inside "
         '@cuda.jit kernels; kernels need no link= argument.\n"""\n\n',
         "".join(f"{statement}\n" for statement in config.additional_imports),
-        runtime_block(embed_runtime, plan),
+        runtime_block(embed_runtime, plan, units),
         "\n",
-        rows_block(plan, writer, constants),
+        rows_text,
         "\n",
         f"_nb_runtime.warn_if_older_cuda({literal((major, minor))}, __name__, {regenerate})\n",
         _shim_library_block(config, plan, embed_runtime),
+        unit_files_block() if units else "",
         _registries_block(config),
         "globals().update(\n"
         "    _nb_runtime.apply_module(\n"

@@ -25,6 +25,8 @@ from numbast.static.planned_module import ModulePlan
 # The runtime's modules are named relative to this package: ``runtime.apply``, ``core.rows``.
 SOURCE_PACKAGE = "numbast"
 ENTRY_MODULE = "runtime.apply"
+# Carried by modules with more shims than one unit (``numbast.core.unit_files``).
+UNIT_FILES = "shims compiled in units beside the module"
 # What a module's rows may use beyond runtime.apply's own imports -> the modules that bring it
 # (the runtime imports them only when rows use it).
 FEATURES: dict[str, tuple[str, ...]] = {
@@ -43,6 +45,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
         "runtime.vector_functions",
     ),
     "arrays passed where pointers are taken": ("runtime.array_decay",),
+    UNIT_FILES: ("runtime.unit_files",),
 }
 
 _LOADER = '''\
@@ -113,6 +116,7 @@ def runtime_features(plan: ModulePlan) -> list[str]:
             for call in [row.call for row in plan.functions] + [m.call for m in members]
             for argument in call.arguments
         ),
+        UNIT_FILES: False,  # by the shims the rows hold: write_module adds it
     }
     return [feature for feature in FEATURES if used[feature]]
 
