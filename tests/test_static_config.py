@@ -487,8 +487,11 @@ def test_cli_says_when_rendering_is_not_available(workdir, capsys, monkeypatch):
 
 
 def fake_renderer(monkeypatch, render) -> None:
+    from numbast.static.renderer import RenderedModule
+
     module = types.ModuleType("numbast.static.renderer")
     module.render_bindings_module = render
+    module.render_bindings = lambda config, **_options: RenderedModule(render(config), ())
     monkeypatch.setitem(sys.modules, "numbast.static.renderer", module)
 
 

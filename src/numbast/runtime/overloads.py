@@ -6,6 +6,7 @@ from __future__ import annotations
 import linecache
 from collections.abc import Callable, Hashable, Sequence
 from functools import partial
+from itertools import accumulate
 from types import FunctionType
 from typing import Any
 
@@ -265,8 +266,7 @@ def make_function_stub(qual_name: str, python_name: str, origin: str = "") -> Ca
     )
     filename = f"numbast-binding:{origin or 'dynamic'}"
     consts = tuple(message if isinstance(c, str) else c for c in _STUB_CODE.co_consts)
-    replaced = {"co_filename": filename, "co_firstlineno": 1, "co_name": python_name,
-                "co_consts": consts}  # fmt: skip
+    replaced = dict(co_filename=filename, co_firstlineno=1, co_name=python_name, co_consts=consts)
     if hasattr(_STUB_CODE, "co_qualname"):  # Python >= 3.11
         replaced["co_qualname"] = python_name
     stub = FunctionType(_STUB_CODE.replace(**replaced), {}, python_name)
@@ -277,24 +277,22 @@ def make_function_stub(qual_name: str, python_name: str, origin: str = "") -> Ca
     stub._numbast_declarations_ = ()
     stub.__doc__ = _stub_doc(qual_name, [])
     stub._numbast_qual_name_ = qual_name
-    with LOCK:
-        _STUB_FILES.setdefault(filename, []).append(stub)
+    _STUB_FILES.setdefault(filename, []).append(stub)  # atomic under the GIL
     _source_changed(filename)
     return stub
 
 
 def _source_changed(filename: str) -> None:
     """The pseudo file ``filename`` is made again when next read (linecache's lazy form)."""
-    if filename in _STUB_FILES and len(linecache.cache.get(filename, ())) != 1:
+    if filename in _STUB_FILES and len(linecache.cache.get(filename, ())) != 1:  # not lazy now
         linecache.cache[filename] = (partial(_file_source, filename),)
 
 
 def _file_source(filename: str) -> str:
-    parts, line = [], 1
-    for stub in list(_STUB_FILES[filename]):
+    parts = [_stub_source(stub) for stub in _STUB_FILES[filename]]  # a blank line between defs:
+    lines = accumulate((part.count("\n") + 1 for part in parts), initial=1)
+    for stub, line in zip(_STUB_FILES[filename], lines):  # noqa: B905 -- a stub added since: next time
         stub.__code__ = stub.__code__.replace(co_firstlineno=line)
-        parts.append(_stub_source(stub))
-        line += parts[-1].count("\n") + 1  # a blank line between defs
     return "\n".join(parts)
 
 
@@ -313,8 +311,7 @@ def add_declaration(stub: Callable[..., Any], declaration: str) -> None:
         else:
             stub._numbast_declarations_ = declarations = (*declarations, declaration)
         stub.__doc__ = _stub_doc(stub._numbast_qual_name_, declarations)
-        if isinstance(stub, FunctionType):  # not a function template's stub
-            _source_changed(stub.__code__.co_filename)
+        _source_changed(getattr(getattr(stub, "__code__", None), "co_filename", ""))
 
 
 def _stub_doc(qual_name: str, declarations: Sequence[str]) -> str:

@@ -50,11 +50,12 @@ def write_unit_files(
     shims, a preamble evaluated at import, a header defining symbols). A directory left by an
     earlier generation is replaced or removed."""
     target = units_directory(module_path)
+    if preamble is None or not wants_units(len(shims)):
+        shutil.rmtree(target, ignore_errors=True)  # an earlier generation's
+        return None
     scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:
-        written = preamble is not None and wants_units(len(shims))
-        if written:
-            written = _compile_units(scratch, preamble, shims, archs, include_dirs, nvrtc_options)
+        written = _compile_units(scratch, preamble, shims, archs, include_dirs, nvrtc_options)
         stale = target.with_name(f".{target.name}-old") if target.exists() else None
         if stale is not None:
             shutil.rmtree(stale, ignore_errors=True)
