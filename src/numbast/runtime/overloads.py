@@ -6,7 +6,6 @@ from __future__ import annotations
 import linecache
 from collections.abc import Callable, Hashable, Sequence
 from functools import partial
-from itertools import accumulate
 from types import FunctionType
 from typing import Any
 
@@ -235,25 +234,23 @@ def is_binding_stub(key: Hashable) -> bool:
 # -- function stubs ---------------------------------------------------------------------------
 #
 # A stub is a plain function that raises when called outside a kernel. Its code object is a copy
-# of one template's, renamed, with the message it raises among its constants, and pointed at the
-# pseudo source file of its origin (one per module or header): a def per stub whose docstring
-# lists the C++ declarations bound to it, made when first asked for (linecache's lazy form). That
-# is what help(stub) and inspect.getsource(stub) show.
+# of one template's, renamed and pointed at the pseudo source file of its origin (one per module
+# or header): a def per stub whose docstring lists the C++ declarations bound to it, made when
+# first read (linecache's lazy form, set again whenever a stub or declaration is added), each
+# stub's code pointed at its line then. That is what help(stub) and inspect.getsource(stub) show.
 #
 # A header's thousands of stubs stay one object each for the cyclic GC, which traverses every
 # tracked object in each of the full collections Numba's compiles run (issue 22): no closure
-# (its cell and tuple), no linecache entry of its own (a tuple, a partial, its arguments), a
-# __dict__ and globals of atoms and tuples of strings only.
+# (its message is in its own globals), no linecache entry of its own, and a __dict__ and globals
+# of atoms and tuples of strings only, which the GC does not track.
 
 
 def _stub_template(*args: Any, **kwargs: Any) -> Any:
-    raise TypeError("the message of a stub: its code's one string constant, replaced in each")
+    raise TypeError(message)  # noqa: F821 -- each stub's globals hold its message
 
 
 _STUB_CODE = _stub_template.__code__
-# Pseudo source file name -> the stubs whose defs it holds, one after another (its text is made
-# when linecache first reads it, and each stub's code pointed at its line then).
-_STUB_FILES: dict[str, list[Callable[..., Any]]] = {}
+_STUB_FILES: dict[str, list[Callable[..., Any]]] = {}  # pseudo file name -> its stubs, in order
 
 
 def make_function_stub(qual_name: str, python_name: str, origin: str = "") -> Callable[..., Any]:
@@ -265,11 +262,10 @@ def make_function_stub(qual_name: str, python_name: str, origin: str = "") -> Ca
         "@cuda.jit kernel or device function"
     )
     filename = f"numbast-binding:{origin or 'dynamic'}"
-    consts = tuple(message if isinstance(c, str) else c for c in _STUB_CODE.co_consts)
-    replaced = dict(co_filename=filename, co_firstlineno=1, co_name=python_name, co_consts=consts)
+    replaced = {"co_filename": filename, "co_firstlineno": 1, "co_name": python_name}
     if hasattr(_STUB_CODE, "co_qualname"):  # Python >= 3.11
         replaced["co_qualname"] = python_name
-    stub = FunctionType(_STUB_CODE.replace(**replaced), {}, python_name)
+    stub = FunctionType(_STUB_CODE.replace(**replaced), {"message": message}, python_name)
     stub.__qualname__ = python_name
     stub.__module__ = origin or None
     stub._numbast_stub_ = True
@@ -278,22 +274,16 @@ def make_function_stub(qual_name: str, python_name: str, origin: str = "") -> Ca
     stub.__doc__ = _stub_doc(qual_name, [])
     stub._numbast_qual_name_ = qual_name
     _STUB_FILES.setdefault(filename, []).append(stub)  # atomic under the GIL
-    _source_changed(filename)
+    linecache.cache[filename] = (partial(_file_source, filename),)
     return stub
 
 
-def _source_changed(filename: str) -> None:
-    """The pseudo file ``filename`` is made again when next read (linecache's lazy form)."""
-    if filename in _STUB_FILES and len(linecache.cache.get(filename, ())) != 1:  # not lazy now
-        linecache.cache[filename] = (partial(_file_source, filename),)
-
-
 def _file_source(filename: str) -> str:
-    parts = [_stub_source(stub) for stub in _STUB_FILES[filename]]  # a blank line between defs:
-    lines = accumulate((part.count("\n") + 1 for part in parts), initial=1)
-    for stub, line in zip(_STUB_FILES[filename], lines):  # noqa: B905 -- a stub added since: next time
-        stub.__code__ = stub.__code__.replace(co_firstlineno=line)
-    return "\n".join(parts)
+    lines: list[str] = []
+    for stub in list(_STUB_FILES.get(filename, ())):  # a blank line between defs
+        stub.__code__ = stub.__code__.replace(co_firstlineno=len(lines) + 1)
+        lines += [*_stub_source(stub).splitlines(True), "\n"]
+    return "".join(lines)
 
 
 def _stub_source(stub: Callable[..., Any]) -> str:
@@ -311,7 +301,10 @@ def add_declaration(stub: Callable[..., Any], declaration: str) -> None:
         else:
             stub._numbast_declarations_ = declarations = (*declarations, declaration)
         stub.__doc__ = _stub_doc(stub._numbast_qual_name_, declarations)
-        _source_changed(getattr(getattr(stub, "__code__", None), "co_filename", ""))
+        if isinstance(stub, FunctionType):  # its pseudo file made again when next read
+            linecache.cache[stub.__code__.co_filename] = (
+                partial(_file_source, stub.__code__.co_filename),
+            )
 
 
 def _stub_doc(qual_name: str, declarations: Sequence[str]) -> str:
