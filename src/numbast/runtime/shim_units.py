@@ -15,7 +15,7 @@ from typing import Any
 
 from numba.cuda.cudadrv.linkable_code import LTOIR
 
-from .shim_links import _LiveCallbacks, _OncePerModule
+from .shim_links import _LiveCallbacks, _OncePerModule, runtime_part
 
 # (unit digest, [(shim name, text), ...]) -> the unit's LTO-IR
 LoadUnit = Callable[[str, list[tuple[str, str]]], bytes]
@@ -110,7 +110,8 @@ class ShimUnits:
                 return None
             parts += ["shim", name, text]
             extra = True
-        from .link_digests import digest as digest_of
+        # The kernel cache asks (installed numbast's: a standalone module's copy carries none).
+        digest_of = runtime_part("runtime.link_digests").digest
 
         if extra and callable(self.identity):  # worked out when first needed
             self.identity = self.identity()

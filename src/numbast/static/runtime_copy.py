@@ -45,7 +45,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
         "runtime.vector_functions",
     ),
     "arrays passed where pointers are taken": ("runtime.array_decay",),
-    UNIT_FILES: ("runtime.unit_files", "runtime.link_digests"),  # shim_units' cache token
+    UNIT_FILES: ("runtime.unit_files",),
 }
 
 _LOADER = '''\
