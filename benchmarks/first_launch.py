@@ -282,7 +282,10 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.copy(scratch / name, other / name)
             theirs = dict(
                 base,
-                PYTHONPATH=os.pathsep.join((str(tree / "src"), str(tree))),
+                # its packages first; the rest of the path kept (where the dependencies are)
+                PYTHONPATH=os.pathsep.join(
+                    p for p in (str(tree / "src"), str(tree), base.get("PYTHONPATH")) if p
+                ),
                 NUMBA_CACHE_DIR=str(other / "numba-cache"),
                 NUMBAST_CACHE_DIR=str(other / "import-cache"),
             )
