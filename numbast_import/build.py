@@ -13,6 +13,7 @@ import shlex
 import sys
 import time
 import warnings
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -97,17 +98,20 @@ def generate(
     checked_in = entry_dir.parent.parent / KEYS_DIR if entry_dir is not None else None
     config = mapping.static_config(arch, regenerate_command=regenerate, checked_in=checked_in)
     if mapping.uses:
-        from dataclasses import replace
-
         from numbast_import.uses import external_types
 
         config = replace(config, external_types=external_types(mapping.uses))
     while True:
         rendered = _render(config, mapping, module_name, progress)
         _report_plan(rendered.decisions, progress)
-        source = rendered.source
+        source = rendered.source.encode()
         filename = bindings_filename(entry_dir, module_name)
-        code = compile_module(source, rendered.code, filename)  # the rows not parsed
+        code = compile_module(rendered.source, rendered.code, filename)  # the rows not parsed
+        # Marshalled at once, and the rows as objects let go (several times their bytes, held
+        # through NVRTC's compiles otherwise).
+        pyc = code_to_pyc(code, source)
+        del code
+        rendered = replace(rendered, source="", code=None)
         release_free_memory()  # the parse's and planning's: NVRTC's peak comes next
         preamble = rendered.preamble
         if preamble is None:
@@ -166,7 +170,7 @@ def generate(
         config.shim_nvrtc_options,
     )
 
-    artifacts = {BINDINGS: source.encode(), BINDINGS_CODE: code_to_pyc(code, source.encode())}
+    artifacts = {BINDINGS: source, BINDINGS_CODE: pyc}
     units: dict = {}
     if compiled.units is None:
         artifacts.update({SHIM_SOURCE: compiled.source.encode(), SHIM_LTOIR: compiled.ltoir})
@@ -214,8 +218,6 @@ def _report_shims(progress, compiling: int, of: int) -> None:
 def _with_default_device(config, module_name: str):
     """``config`` with -default-device: NVRTC asks for it (functions without an execution
     space), so the header is parsed again reading them as device functions, as NVRTC will."""
-    from dataclasses import replace
-
     logger.info(
         "%s: NVRTC rejects functions without an execution space; binding the header with "
         "-default-device (default-device = true in its mapping skips this first attempt)",

@@ -40,6 +40,7 @@ class Item:
     digest: str
     line: int
     may_define: bool = True
+    constant: bool = False  # a constexpr or const variable (``ptx_symbols``)
 
 
 @functools.lru_cache(maxsize=4)
@@ -89,7 +90,8 @@ def _statement(tokens: list[Token], start: int, items: list[Item], scopes: list[
         elif depth == 0 and text == ";":
             whole = tokens[start : index + 1]
             names = header_names.declares(whole, whole)
-            items.append(_item(whole, scopes, names, header_names.may_define(whole)))
+            constant = header_names.is_constant(whole)
+            items.append(_item(whole, scopes, names, header_names.may_define(whole), constant))
             return index + 1
         elif depth == 0 and text == "{":
             head = tokens[start:index]
@@ -220,12 +222,27 @@ def _is_scope(head: list[Token]) -> bool:
 
 
 def _item(
-    tokens: list[Token], scopes: list[str], declares: frozenset[str], may_define: bool = True
+    tokens: list[Token],
+    scopes: list[str],
+    declares: frozenset[str],
+    may_define: bool = True,
+    constant: bool = False,
 ) -> Item:
     mentions = frozenset(header_names.mentioned(tokens))
     text = "\n".join(scopes) + "\0" + " ".join(t.text for t in tokens)
     digest = hashlib.sha256(text.encode()).hexdigest()
-    return Item(declares, mentions, digest, tokens[0].line if tokens else 0, may_define)
+    line = tokens[0].line if tokens else 0
+    return Item(declares, mentions, digest, line, may_define, constant)
+
+
+def constant_names(items: tuple[Item, ...]) -> frozenset[str]:
+    """The names the header declares constant variables with, and nothing else that may hold
+    state (``numbast_import.ptx_symbols``)."""
+    constant = {name for item in items if item.constant for name in item.declares}
+    other = {
+        name for item in items if item.may_define and not item.constant for name in item.declares
+    }
+    return frozenset(constant - other)
 
 
 def _directive_item(token: Token, scopes: list[str]) -> Item:

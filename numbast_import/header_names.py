@@ -159,3 +159,21 @@ def may_define(statement: list[Token]) -> bool:
     if first in _NEVER_DEFINE or is_inline(statement):
         return False
     return not (first == "extern" and "=" not in {t.text for t in statement})
+
+
+def is_constant(statement: list[Token]) -> bool:
+    """Whether a statement without a body declares only constant variables (``constexpr``, or
+    ``const`` objects: not pointers to const), which every unit may have a copy of."""
+    body = at_depth_zero(without_template_prefix(statement), "([{<")
+    words = [t.text for t in body]
+    if not words or words[0] in _NEVER_DEFINE or words[0] in ("extern", "template"):
+        return False
+    if "mutable" in words or "volatile" in words:
+        return False
+    head = words[: words.index("=")] if "=" in words else words
+    if "constexpr" in head:
+        return True
+    if "," in head or "const" not in head:
+        return False
+    pointers = [i for i, word in enumerate(head) if word in ("*", "&", "&&")]
+    return not pointers or "const" in head[pointers[-1] + 1 :]

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 MIN_UNIT = 8
 CUT_ONE_IN = 8
 MAX_UNIT = 24
+AVERAGE_UNIT = MIN_UNIT + CUT_ONE_IN - 1  # about: cut after the first 8, then one in 8
 
 _OBSERVES_LINES = frozenset(("__LINE__", "assert", "__builtin_LINE", "source_location"))
 _LINE_OPTIONS = ("-G", "--device-debug", "-lineinfo", "--generate-line-info")
@@ -167,14 +168,17 @@ class _Reach:
         return digests
 
 
-def units_of(names: Sequence[str]) -> list[list[str]]:
-    """The shims ``names`` (in header order) cut into units (see the module docstring)."""
+def units_of(names: Sequence[str], scale: int = 1) -> list[list[str]]:
+    """The shims ``names`` (in header order) cut into units (see the module docstring);
+    ``scale`` times larger ones (a power of two: the cuts of a scale are cuts of the smaller
+    scales)."""
     units: list[list[str]] = []
     current: list[str] = []
+    least, most, one_in = MIN_UNIT * scale, MAX_UNIT * scale, CUT_ONE_IN * scale
     for name in names:
         current.append(name)
-        cut = len(current) >= MIN_UNIT and int(_digest(name)[-4:], 16) % CUT_ONE_IN == 0
-        if cut or len(current) >= MAX_UNIT:
+        cut = len(current) >= least and int(_digest(name)[-8:], 16) % one_in == 0
+        if cut or len(current) >= most:
             units.append(current)
             current = []
     if current:

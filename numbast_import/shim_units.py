@@ -11,15 +11,24 @@ Units are only possible where linking several of them into one kernel is linking
 once: where the header alone defines no symbol and no state of its own (a non-inline function,
 a variable, a ``__global__`` function), which would be defined once per unit (a link error, or
 one copy of the state per unit). NVRTC answers that: the header alone, compiled to PTX, must
-hold nothing but weak symbols. The answer is kept (a ``shim`` entry, ``check.json``) under the
-items that could change it (``header_items.Item.may_define``), so editing inline functions
-does not ask again. Otherwise, or without shims, the module keeps one unit, in its entry
-(``shim.cu``, ``shim.ltoir``), as before.
+hold nothing but weak symbols and copies of constants (``numbast_import.ptx_symbols``). The
+answer is kept (a ``shim`` entry, ``check.json``) under the items that could change it
+(``header_items.Item.may_define``), so editing inline functions does not ask again. Otherwise,
+or without shims, the module keeps one unit, in its entry (``shim.cu``, ``shim.ltoir``), as
+before.
 
 When several units are compiled, NVRTC first precompiles the preamble (the header and its
 includes: ``--create-pch``), kept as a ``shim-prelude`` entry, written through the entry store
 (a private file, then moved into place whole: NVRTC never reads a partial one); each unit then
 costs NVRTC its shims, not the header again.
+
+A header with namespace-scope constants (issue 23 point 12: a generated header with one per
+block) gets a copy of every one in every unit, used or not, which costs each unit's compile
+and LTO-IR in proportion to the header: its units grow with its constants instead (about as
+many shims as constants each, ``_scale``), so that their count, not their cost, is bounded,
+and are compiled without a precompiled preamble, which is about 110 MB per MB of header and
+would be read whole to be stored. NVRTC's memory is then the header's and one unit's, not every
+shim's at once.
 """
 
 from __future__ import annotations
@@ -27,17 +36,17 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from numbast_import.cache.entries import EntryStore, Made
 from numbast_import.cache.manifest import SHIM, SHIM_PRELUDE
 from numbast_import.digests import framed_digest
-from numbast_import.shim_keys import shim_keys, units_of
+from numbast_import.shim_keys import AVERAGE_UNIT, shim_keys, units_of
 
 logger = logging.getLogger(__name__)
 
@@ -49,10 +58,23 @@ PRELUDE = "prelude.pch"
 # Precompile the preamble when at least this many units are compiled (making it costs about
 # one compile and ~15-20 MB on disk; each unit then compiles in about half the time).
 PCH_MIN_UNITS = 4
-# PTX symbols a header alone may hold, being merged when several units define them: weak
-# ones (inline functions' static locals, template instances). Visible symbols would be defined
-# twice, and internal variables would be one copy per unit.
-_OWN_SYMBOL = re.compile(r"^\s*(?:\.visible\b|\.(?:global|shared)\b)", re.M)
+
+
+class Check(NamedTuple):
+    """What the header alone defines: symbols of its own (``defines``), or only copies of
+    ``constants`` constants (``numbast_import.ptx_symbols``)."""
+
+    defines: bool
+    constants: int
+
+
+def _scale(constants: int) -> int:
+    """How many times larger than usual units are when each gets a copy of ``constants``
+    constants: about as many shims as constants each (a power of two: ``units_of``)."""
+    scale = 1
+    while AVERAGE_UNIT * scale * 2 <= constants:
+        scale *= 2
+    return scale
 
 
 @dataclass(frozen=True)
@@ -101,20 +123,23 @@ class ShimStore:
         self.units.put(digest, {"unit": digest}, Made({UNIT: ltoir}, fields))
         _MEMORY[digest] = (ltoir, dict(rejected))
 
-    def check(self, digest: str) -> bool | None:
-        """Whether the header behind the check ``digest`` defines symbols; None: unknown."""
+    def check(self, digest: str) -> Check | None:
+        """What the header behind the check ``digest`` defines; None: unknown."""
         entry = self.units.lookup(digest, {"check": digest})
         if entry is None or CHECK not in entry.artifacts:
             return None
         try:
-            answer = json.loads(entry.read(CHECK)).get("defines_symbols")
+            answer = json.loads(entry.read(CHECK))
+            defines, constants = answer.get("defines_symbols"), answer.get("constants")
         except (ValueError, AttributeError):
             return None
-        return answer if isinstance(answer, bool) else None
+        if not isinstance(defines, bool) or type(constants) is not int or constants < 0:
+            return None
+        return Check(defines, constants)
 
-    def put_check(self, digest: str, defines: bool) -> None:
-        data = json.dumps({"defines_symbols": defines}).encode()
-        self.units.put(digest, {"check": digest}, Made({CHECK: data}))
+    def put_check(self, digest: str, check: Check) -> None:
+        data = json.dumps({"defines_symbols": check.defines, "constants": check.constants})
+        self.units.put(digest, {"check": digest}, Made({CHECK: data.encode()}))
 
     def prelude(self, digest: str, key: Mapping[str, object]) -> Path | None:
         """The path of the precompiled preamble ``digest`` in the cache, or None."""
@@ -142,7 +167,7 @@ def _rules_digest() -> str:
     if not _RULES:
         here = Path(__file__).parent
         names = ("header_tokens.py", "header_names.py", "header_items.py", "shim_keys.py")
-        names += ("digests.py", "shim_units.py", "shim_compiler.py")
+        names += ("digests.py", "shim_units.py", "shim_compiler.py", "ptx_symbols.py")
         digest = hashlib.sha256()
         for name in names:
             digest.update((here / name).read_bytes())
@@ -195,16 +220,27 @@ def compile_module_shims(
     text = Path(header).read_text(encoding="utf-8", errors="surrogateescape")
     keys = shim_keys(text, shims, context, options)
     texts = dict(shims)
-    units = [
-        (_digest("unit", *(keys[n] for n in names)), names)
-        for names in units_of([n for n, _t in shims])
-    ]
-    found = {digest: store.unit(digest) for digest, _names in units}
-    missing = [(digest, names) for digest, names in units if found[digest] is None]
+
+    def cut(scale: int):
+        units = [
+            (_digest("unit", *(keys[n] for n in names)), names)
+            for names in units_of([n for n, _t in shims], scale)
+        ]
+        found = {digest: store.unit(digest) for digest, _names in units}
+        return units, found, [(d, names) for d, names in units if found[d] is None]
+
+    units, found, missing = cut(1)
     builder = _UnitBuilder(preamble, name, arch, include_dirs, nvrtc_options, store, module)
-    if builder.defines_symbols(text, context, precompile=len(missing) >= PCH_MIN_UNITS):
+    check = builder.check(text, context, precompile=len(missing) >= PCH_MIN_UNITS)
+    if check.defines:
         logger.info("%s: the header defines symbols of its own; its shims stay one unit", name)
         return single()
+    if _scale(check.constants) > 1:
+        logger.info(
+            "%s: each unit copies the header's %d constants; units of ~%d shims",
+            name, check.constants, AVERAGE_UNIT * _scale(check.constants),
+        )  # fmt: skip
+        units, found, missing = cut(_scale(check.constants))
     errors: dict[str, str] = {}
     for number, (digest, names) in enumerate(missing):
         if on_unit is not None:
@@ -220,6 +256,12 @@ def compile_module_shims(
     return ModuleShims(units, errors=errors)
 
 
+def _uses_precompiled(check: Check) -> bool:
+    """Whether the units of a header so checked use a precompiled preamble: several units, of
+    the usual size (see the module docstring)."""
+    return not check.defines and _scale(check.constants) == 1
+
+
 class _UnitBuilder:
     """NVRTC for one module's units: the check, the precompiled preamble, the units."""
 
@@ -232,29 +274,39 @@ class _UnitBuilder:
         self.store = store
         self.module = module
         self.precompiled: Path | None = None
+        self.constant_names: frozenset[str] = frozenset()
 
-    def defines_symbols(self, text: str, context: str, precompile: bool) -> bool:
-        """Whether the header alone holds symbols of its own (see the module docstring);
-        ``precompile``: also find or make NVRTC's precompiled preamble (one compile of the
+    def check(self, text: str, context: str, precompile: bool) -> Check:
+        """What the header alone defines (see the module docstring); ``precompile``: also find
+        or make NVRTC's precompiled preamble where units will use it (one compile of the
         header alone does both when neither is cached)."""
-        from numbast_import.header_items import header_items  # not on a warm import's way
+        from numbast_import.header_items import constant_names, header_items
 
-        items = header_items(text)
+        items = header_items(text)  # not on a warm import's way
         if items is None:
-            relevant = [text]
+            relevant, self.constant_names = [text], frozenset()
         else:
-            relevant = [i.digest for i in items if i.may_define or not i.declares]
+            relevant = [i.digest for i in items if i.may_define or not i.declares or i.constant]
+            self.constant_names = constant_names(items)
         digest = _digest("check", context, *relevant)
         known = self.store.check(digest)
         if known is None:
             ptx = self.precompile(context, text) if precompile else None
             if ptx is None:
                 ptx = self._header_alone()
-            known = bool(_OWN_SYMBOL.search(ptx))
+            known = self._check_of(ptx)
             self.store.put_check(digest, known)
-        elif precompile and not known:
+        elif precompile and _uses_precompiled(known):
             self.precompile(context, text)
+        if not _uses_precompiled(known):
+            self.precompiled = None
         return known
+
+    def _check_of(self, ptx: str) -> Check:
+        from numbast_import.ptx_symbols import header_symbols
+
+        found = header_symbols(ptx, self.constant_names)
+        return Check(bool(found.own), found.constants)
 
     def _header_alone(self, create_pch: str | None = None) -> str:
         from numbast.core.nvrtc import NvrtcError, compile_unit, unit_options
@@ -295,9 +347,9 @@ class _UnitBuilder:
         scratch = Path(tempfile.mkdtemp(prefix="numbast-pch-"))
         try:
             ptx = self._header_alone(create_pch=str(scratch / PRELUDE))
-            if _OWN_SYMBOL.search(ptx):
-                # The shims stay one unit, which never uses it: not kept (it is about 25 times
-                # the header's size: 178 MB for a 1.6 MB header, read whole to be stored).
+            if not _uses_precompiled(self._check_of(ptx)):
+                # Not kept where no unit uses it (it is about 110 times the header's size: 178
+                # MB for a 1.6 MB header, read whole to be stored).
                 return ptx
             data = (scratch / PRELUDE).read_bytes()
         except OSError as exc:  # NVRTC made none (a full disk)

@@ -1,13 +1,13 @@
 """Which of a module's templates have an instance that compiles, for the coverage report that
 each cache entry's manifest records (``numbast.static.template_probes`` makes the candidates).
 
-The candidates go into units of at most ``PROBES_PER_UNIT`` probes, which NVRTC compiles as it
-compiles shims: probes it rejects are left out and the rest compiled again. (One unit of every
-probe of a big header is what NVRTC's memory and time grow faster than linearly with: 2.8 GB
-for a 6.5 MB header; bounded units keep both linear.) A template's instance is
-its first candidate that compiled (its fallbacks are tried, in stages, only when none of its
-candidates did); a template none of whose candidates compiled counts as not bound, with the
-compiler's first message about its first candidate.
+The candidates go into units of ``PROBES_PER_UNIT`` probes (more where there would be more
+than ``MAX_PROBE_UNITS``), which NVRTC compiles as it compiles shims: probes it rejects are
+left out and the rest compiled again. (One unit of every probe of a big header is what NVRTC's
+memory and time grow faster than linearly with: 2.8 GB for a 6.5 MB header; bounded units keep
+both linear.) A template's instance is its first candidate that compiled (its fallbacks are
+tried, in stages, only when none of its candidates did); a template none of whose candidates
+compiled counts as not bound, with the compiler's first message about its first candidate.
 
 The shim compiler (``numbast_import.shim_compiler``) pins each error to its probe, as it does
 for shims: each probe is a file of its own to NVRTC, so an error in it, or one inside a
@@ -30,8 +30,11 @@ from numbast.static.template_probes import PROBE_HELPERS, TemplateProbe, probe_f
 
 logger = logging.getLogger(__name__)
 
-# Probes per NVRTC program: each unit costs a compile of the header, so units stay large.
+# Probes per NVRTC program: each unit costs a compile of the header, so units stay large; and
+# a big header's probes go in larger units rather than in more than MAX_PROBE_UNITS (a 6.5 MB
+# header's 20 units of 2000 were 20 compiles of the header: time quadratic in its size).
 PROBES_PER_UNIT = 2000
+MAX_PROBE_UNITS = 8
 # Fallbacks are tried in stages, the first few of each template first: a template's later ones
 # only when its earlier ones failed. Each probe that fails costs NVRTC errors, and NVRTC stops at
 # 100 errors a compile (unless its front end takes ERROR_LIMIT): another compile of the header
@@ -115,8 +118,9 @@ def _first_compiled(
         return {}
     verdicts: dict[str, str | None] = {}
     started = time.perf_counter()
-    for start in range(0, len(units), PROBES_PER_UNIT):
-        chunk = units[start : start + PROBES_PER_UNIT]
+    per_unit = max(PROBES_PER_UNIT, -(-len(units) // MAX_PROBE_UNITS))
+    for start in range(0, len(units), per_unit):
+        chunk = units[start : start + per_unit]
         verdicts.update(_compile(chunk, preamble, name, arch, include_dirs, nvrtc_options))
     logger.info(
         "%s: %d template probes of %d templates compiled in %.1f s (%d rejected)",

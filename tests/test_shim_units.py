@@ -19,9 +19,11 @@ def function(i: int, body: str | None = None) -> str:
     return f"__device__ inline float f{i}(float x) {{ return {body or f'x * {i}.0f + 1.0f'}; }}"
 
 
-def write_header(project: Path, bodies: dict[int, str] | None = None, extra: str = "") -> None:
+def write_header(
+    project: Path, bodies: dict[int, str] | None = None, extra: str = "", before: str = ""
+) -> None:
     bodies = bodies or {}
-    lines = ["#pragma once", *(function(i, bodies.get(i)) for i in range(FUNCTIONS))]
+    lines = ["#pragma once", before, *(function(i, bodies.get(i)) for i in range(FUNCTIONS))]
     (project / "lib.cuh").write_text("\n".join(lines) + "\n" + extra)
 
 
@@ -193,6 +195,52 @@ def test_a_header_defining_symbols_keeps_one_unit(tmp_path):
     assert len(found["one"]) == 1 and len(found["two"]) == 1  # the one unit
     # The check's compile also precompiled the header for units, which one unit never uses:
     # not kept (about 25 times the header's size, read whole to be stored; issue 23).
+    assert not list((cache / "shim-preludes").glob("*/*/prelude.pch"))
+
+
+# Namespace-scope constants (internal linkage: a copy in each unit), used by f1 and f50, which
+# are in different units; a string literal's characters are a copy too.
+CONSTANTS = """
+namespace k { constexpr float kScale = 3.0f; const float kTable[2] = {5.0f, 7.0f}; }
+constexpr const char *kName = "lib";
+__device__ inline float named(float x) { return x + kName[0]; }
+"""
+CONSTANT_BODIES = {1: "x * k::kScale", 50: "x + k::kTable[1]"}
+
+
+def test_a_header_of_constants_is_in_units_that_link_together(tmp_path):
+    """A header whose only definitions are constants (a copy per unit: issue 23 point 12) is cut
+    into units like any other, and a kernel calling shims of two units links."""
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    write_header(tmp_path, CONSTANT_BODIES, before=CONSTANTS)
+    cache = tmp_path / "cache"
+    found = result(run_python(KERNELS, tmp_path, cache))
+    units = manifest(cache)["shim_units"]
+    assert len(units) >= 3 and len(found["two"]) == 2  # f1 and f50: two units, linked
+    (check,) = [json.loads(p.read_text()) for p in (cache / "shims").glob("*/*/check.json")]
+    assert check == {"defines_symbols": False, "constants": 4}  # kScale, kTable, kName, "lib"
+
+
+def test_a_header_with_internal_state_keeps_one_unit(tmp_path):
+    """A variable that is not constant would be one copy per unit: its header stays one unit."""
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    state = "namespace k { static __device__ float calls; }\n"
+    write_header(tmp_path, {1: "x + k::calls"}, before=CONSTANTS + state)
+    cache = tmp_path / "cache"
+    found = result(run_python(KERNELS, tmp_path, cache))
+    assert "shim_units" not in manifest(cache) and len(found["two"]) == 1
+
+
+def test_units_grow_with_the_constants_each_copies(tmp_path):
+    """Each unit copies every constant, used or not: a header of many makes fewer, larger
+    units (their count bounded, not their cost each) and no precompiled preamble."""
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    many = "".join(f"constexpr int kConstant{i} = {i};\n" for i in range(100))
+    write_header(tmp_path, before=many)
+    cache = tmp_path / "cache"
+    result(run_python(COUNT_COMPILES, tmp_path, cache), "COMPILES ")
+    units = manifest(cache)["shim_units"]
+    assert 1 <= len(units) <= 2 and sum(len(names) for _d, names in units) == FUNCTIONS
     assert not list((cache / "shim-preludes").glob("*/*/prelude.pch"))
 
 
