@@ -40,9 +40,9 @@ def header_symbols(ptx: str, constant_names: Iterable[str]) -> HeaderSymbols:
     copies = 0
     for match in _OWN.finditer(ptx):
         kind, rest = match.groups()
-        declared = _DECLARED.search(rest.strip()) if kind == ".global" else None
-        symbol = declared.group(1) if declared else (rest.strip() or kind)
-        if declared is not None and _is_constant(symbol, constants):
+        declared = _DECLARED.search(rest.strip())
+        symbol = declared.group(1) if declared else f"{kind}{rest}".strip()
+        if kind == ".global" and declared is not None and _is_constant(symbol, constants):
             copies += 1
         else:
             own.append(symbol)

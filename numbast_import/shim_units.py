@@ -232,6 +232,7 @@ def compile_module_shims(
     units, found, missing = cut(1)
     builder = _UnitBuilder(preamble, name, arch, include_dirs, nvrtc_options, store, module)
     check = builder.check(text, context, precompile=len(missing) >= PCH_MIN_UNITS)
+    _forget_items()  # a big header's items are tens of MB, held through NVRTC otherwise
     if check.defines:
         logger.info("%s: the header defines symbols of its own; its shims stay one unit", name)
         return single()
@@ -254,6 +255,16 @@ def compile_module_shims(
         "%s: %d shims in %d units, %d compiled now", name, len(shims), len(units), len(missing)
     )
     return ModuleShims(units, errors=errors)
+
+
+def _forget_items() -> None:
+    """Let the header's items go (remembered for the keys and the check, both done) and hand
+    the memory back before NVRTC's compiles."""
+    from numbast_import.free_memory import release_free_memory
+    from numbast_import.header_items import header_items
+
+    header_items.cache_clear()
+    release_free_memory()
 
 
 def _uses_precompiled(check: Check) -> bool:

@@ -221,6 +221,37 @@ def test_a_header_of_constants_is_in_units_that_link_together(tmp_path):
     assert check == {"defines_symbols": False, "constants": 4}  # kScale, kTable, kName, "lib"
 
 
+# The header-alone PTX NVRTC (CUDA 13) writes for namespace-scope variables of each kind.
+PTX = """
+.global .align 4 .u32 top = 3;
+.weak .global .align 4 .u32 inl = 5;
+.global .align 4 .u32 _ZN40_INTERNAL_00000000_4_x_cu_d04dd306_2389242_GLOBAL__N__00000000_4_x_cu_d04dd306_238924anonE = 6;
+.global .align 4 .b8 _ZN40_INTERNAL_00000000_4_x_cu_d04dd306_238921w3arrE[12] = {0, 0, 128, 63};
+.global .align 1 .b8 $str[2] = {120};
+.global .align 4 .u32 _ZN40_INTERNAL_00000000_4_x_cu_d04dd306_238921q7counterE;
+.visible .global .align 4 .u32 _ZN1q3visE;
+"""  # noqa: E501
+
+
+def test_which_symbols_of_a_header_are_copies_of_constants():
+    from numbast_import.header_items import constant_names, header_items
+    from numbast_import.ptx_symbols import header_symbols
+
+    header = (
+        "constexpr int top = 3;\ninline constexpr int inl = 5;\n"
+        "namespace { constexpr int anon = 6; }\n"
+        'namespace w { constexpr float arr[3] = {1, 2, 3}; const char *const s = "x"; }\n'
+        "namespace q { static __device__ int counter; const int *p; __device__ int vis; }\n"
+    )
+    names = constant_names(header_items(header))
+    assert names == {"top", "inl", "anon", "arr", "s"}
+    found = header_symbols(PTX, names)
+    assert found.own == ("_ZN40_INTERNAL_00000000_4_x_cu_d04dd306_238921q7counterE", "_ZN1q3visE")
+    assert found.constants == 4  # top, anon, arr, the string literal
+    # The same name declared as state elsewhere is not taken for a constant.
+    assert "top" not in constant_names(header_items(header + "namespace z { int top; }\n"))
+
+
 def test_a_header_with_internal_state_keeps_one_unit(tmp_path):
     """A variable that is not constant would be one copy per unit: its header stays one unit."""
     (tmp_path / "pyproject.toml").write_text(PYPROJECT)
