@@ -302,6 +302,8 @@ class _UnitBuilder:
         digest = _digest("check", context, *relevant)
         known = self.store.check(digest)
         if known is None:
+            # Not for a header of many constants, whose units would not use it (_scale).
+            precompile = precompile and _scale(len(self.constant_names)) == 1
             ptx = self.precompile(context, text) if precompile else None
             if ptx is None:
                 ptx = self._header_alone()
