@@ -104,6 +104,13 @@ def method_call_body(method: str, params: Sequence[ShimParam], returns_value: bo
     return store_result(call) if returns_value else f"{call};"
 
 
+def element_assignment_body(params: Sequence[ShimParam], _returns_value: bool) -> str:
+    """``v[i] = x`` through a non-const ``operator[]``: ``a0`` is the object, ``a1`` the index,
+    ``a2`` the value."""
+    target, index, value = (p.argument(i) for i, p in enumerate(params))
+    return f"{target}[{index}] = {value};"
+
+
 def constructor_body(class_name: str, params: Sequence[ShimParam]) -> str:
     """Construct in place in the result slot (no default constructor or assignment needed)."""
     return f"new (nbi_ret) {class_name}({call_arguments(params)});"

@@ -34,6 +34,7 @@ from numbast.core.rows import EnumRow, FunctionRow, MemberRow, StructBodyRow, St
 from numbast.core.shim_text import (
     constructor_body,
     conversion_body,
+    element_assignment_body,
     function_call_body,
     method_call_body,
     operator_body,
@@ -51,8 +52,8 @@ from numbast.planning.descriptions import (
 )
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.implicit_constructors import implicit_constructors
-from numbast.planning.intents import IntentSpec, resolve_intents
-from numbast.planning.member_kinds import member_kind
+from numbast.planning.intents import ArgIntent, IntentSpec, resolve_intents
+from numbast.planning.member_kinds import assigns_elements, member_kind
 from numbast.planning.operators import COMPOUND, no_python_syntax, python_operator_for
 from numbast.planning.struct_layout import struct_members
 from numbast.planning.template_members import member_template_row
@@ -204,6 +205,10 @@ def plan_struct_body(
         member_rows.append(row)
         if bound is not None:
             bound(method_text(method), location_of(method), row.call.shim_name)
+        if assigns_elements(method):
+            setter = _element_assignment(method, this, type_table)
+            member_rows.append(setter if guard is None else
+                               setter._replace(call=guard(setter.call, method)))  # fmt: skip
         for shorter in _defaulted_member_rows(decl, method, this, type_table, intents):
             member_rows.append(shorter if guard is None else
                                shorter._replace(call=guard(shorter.call, method)))  # fmt: skip
@@ -305,6 +310,17 @@ def plan_member(
         body = functools.partial(function_call_body, f"::{decl.qual_name}::{method.name}")
         call = plan(shim_name, params, method.return_type, body)
     return MemberRow(member.kind, member.name, call, member.flag)
+
+
+def _element_assignment(method: Method, this: tuple, type_table: TypeTable) -> MemberRow:
+    """``v[i] = x`` through a non-const ``operator[]`` returning a reference
+    (``member_kinds.assigns_elements``): the non-const method ``rows.SETITEM(i, x)``."""
+    params = [(method.params[0].type_, ArgIntent.IN),
+              (method.return_type.referenced(), ArgIntent.IN)]  # fmt: skip
+    shim_name = shim_name_for(method.mangled_name, method_text(method), "set")
+    call = plan_call(shim_name, params, None, element_assignment_body, object_type=this,
+                     type_table=type_table)  # fmt: skip
+    return MemberRow(rows.METHOD, rows.SETITEM, call, True)
 
 
 # Shim name roles that keep a struct's constructors and conversions apart from its methods.

@@ -23,6 +23,22 @@ class MemberKind(NamedTuple):
     flag: bool  # CONSTRUCTOR: also an implicit conversion; METHOD: non-const
 
 
+def assigns_elements(method: Method) -> bool:
+    """Whether ``v[i] = x`` assigns through ``method``: a public non-const ``operator[]`` of one
+    parameter returning a reference to a non-const element (bound a second time as the
+    non-const method ``rows.SETITEM``)."""
+    if method.kind is not MethodKind.MEMBER_OPERATOR or method.operator != "[]":
+        return False
+    if method.access is not Access.PUBLIC or method.is_deleted or method.is_const:
+        return False
+    result = method.return_type
+    return (
+        len(method.params) == 1
+        and result.is_lvalue_reference
+        and not (result.referenced().is_const)
+    )
+
+
 def member_kind(method: Method) -> MemberKind | None:
     """How ``method`` binds; None for members not bound by design (non-public, deleted,
     copy/move constructors, destructors: Numba copies values bitwise and runs no destructors);

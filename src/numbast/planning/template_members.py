@@ -48,6 +48,15 @@ def member_row(
     return _callable(member, () if member.kind == rows.CONVERSION else params, result, method)
 
 
+def element_assignment_row(reading: TemplateCallableRow) -> TemplateCallableRow:
+    """``v[i] = x`` through a non-const ``operator[]`` returning a reference (``reading``, its
+    row as ``v[i]``): the non-const method ``rows.SETITEM(i, x)``, x of the element's type."""
+    element = reading.result._replace(reference="")
+    params = (*reading.params, ("value", element, False))
+    return reading._replace(kind=rows.METHOD, name=rows.SETITEM, params=params, result=None,
+                            flag=True, intents=())  # fmt: skip
+
+
 def _member_intents(
     method: Method,
     params: tuple,

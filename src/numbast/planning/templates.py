@@ -40,8 +40,14 @@ from numbast.planning.intents import (
     function_template_intents,
     method_intent_spec,
 )
+from numbast.planning.member_kinds import assigns_elements
 from numbast.planning.operators import COMPOUND, no_python_syntax, python_operator_for
-from numbast.planning.template_members import member_row, member_template_row, outputs_told_apart
+from numbast.planning.template_members import (
+    element_assignment_row,
+    member_row,
+    member_template_row,
+    outputs_told_apart,
+)
 from numbast.planning.template_types import (
     ClassTemplateIndex,
     TemplateNames,
@@ -156,6 +162,8 @@ def class_template_row(
         if row is not None:
             by_pointer = functools.partial(member_row, method, names, intents_of(method), False)
             entries.append((row, by_pointer))
+            if assigns_elements(method):
+                entries.append((element_assignment_row(row), lambda: None))
     for member_template in record.templated_methods:
         spec = intents_of(member_template.function)
         row = member_template_row(member_template, names, skip, spec)

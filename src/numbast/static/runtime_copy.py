@@ -35,8 +35,10 @@ FEATURES: dict[str, tuple[str, ...]] = {
         "runtime.templates.members",
         "runtime.templates.context",
         "runtime.members",  # an instance's methods may update it, or be static
+        "runtime.element_assignment",  # and its operator[] be assigned through
     ),
     "methods that update their object, static methods": ("runtime.members",),
+    "v[i] = x through a non-const operator[]": ("runtime.element_assignment",),
     "pointers to structs as parameters": ("runtime.struct_pointers",),
     "__half and __nv_bfloat16 (numba-cuda's own float16 / bfloat16)": ("runtime.native_twins",),
     "a Shim Include Override evaluated at import": ("core.shim_text",),
@@ -92,6 +94,9 @@ def runtime_features(plan: ModulePlan) -> list[str]:
         ),
         "methods that update their object, static methods": any(
             m.kind == rows.STATIC_METHOD or (m.kind == rows.METHOD and m.flag) for m in members
+        ),
+        "v[i] = x through a non-const operator[]": any(
+            m.kind == rows.METHOD and m.name == rows.SETITEM for m in members
         ),
         "pointers to structs as parameters": any(
             _points_to_a_struct(getattr(argument.type, "description", ()))

@@ -208,13 +208,16 @@ def _fallback_arguments(row: Any, types_: ClassTypes) -> list[list[str]]:
     ]
     larger = [_with(base, dict.fromkeys(sizes, size)) for size in LARGE_SIZES] if sizes else []
     found: list[list[str]] = []
+    inside: list[int] = []
     if callable_row is not None:
         # A function template: the type parameters that are a parameter's whole type; an
         # iterator among them is most often a pointer. Where there are none, a kernel gives
         # them all explicitly (``check_reduce_params<TyGroup, TyVal, TyRet>()``): each may
-        # take a class as well.
+        # take a class as well. Beside whole ones, those inside a parameter's type take the
+        # module's own classes, last (CUTLASS's abs(complex<T>) compiles for its half_t alone).
         whole = {t.pattern[1] for _n, t, _d in callable_row.params if t.pattern[0] == "param"}
         if whole:
+            inside = [i for i in open_types if i not in whole and _inside_a_parameter(row, i)]
             open_types = [i for i in open_types if i in whole]
             found.append([f"{a} *" if i in open_types else a for i, a in enumerate(base)])
     objects = types_.function_objects
@@ -233,7 +236,16 @@ def _fallback_arguments(row: Any, types_: ClassTypes) -> list[list[str]]:
         found += larger
     elif types_.sized:
         found += [_with(base, {open_types[0]: sized}) for sized in types_.sized]
+    for index in inside:  # last: the fallbacks tried before they came keep their order
+        found += [_with(base, {index: class_type}) for class_type in types_.classes]
     return found[:MAX_FALLBACKS]
+
+
+def _inside_a_parameter(row: Any, index: int) -> bool:
+    """Whether template parameter ``index`` is written inside a function parameter's type
+    (``complex<T> const &``), not as the whole of one."""
+    placeholder = f"{{{index}}}"
+    return any(placeholder in t.spelling for _n, t, _d in row.callable.params)
 
 
 def _with(arguments: list[str], replaced: dict[int, str]) -> list[str]:

@@ -48,6 +48,7 @@ from .calls import (
 )
 from .completion import complete_arguments
 from .context import TemplateContext
+from .kernel_subscripts import install_kernel_subscripts
 from .pickling import by_module_attribute
 from .probe import TemplateInstantiationError
 
@@ -197,6 +198,7 @@ class _Instantiator:
                 return instantiator
 
         FunctionTemplateTyping.key = key
+        install_kernel_subscripts()  # f[types.int32](x) written inside a kernel
         registries = self.binder.context.registries
         registries.typing.register_global(key, types.Function(FunctionTemplateTyping))
         registries.lowering.lower(self, types.VarArg(types.Any))(self.lower)

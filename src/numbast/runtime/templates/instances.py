@@ -20,6 +20,7 @@ from ...core.rows import ClassTemplateRow, MemberRow, StructBodyRow, TemplateCal
 from ...core.shim_text import (
     constructor_body,
     conversion_body,
+    element_assignment_body,
     function_call_body,
     method_call_body,
     operator_body,
@@ -264,6 +265,8 @@ def _member(
     elif kind == rows.STATIC_METHOD:
         body = functools.partial(function_call_body, f"{instance}::{member.cxx_name}")
         call = plan(result, body)
+    elif member.name == rows.SETITEM:  # v[i] = x through operator[]'s reference
+        call = plan(None, element_assignment_body, object_value=this)
     else:
         body = functools.partial(method_call_body, member.cxx_name)
         call = plan(result, body, object_value=this)

@@ -20,6 +20,7 @@ from ...core import rows
 from ...core.rows import TemplateCallableRow
 from .args import Deduction, DeductionError, TemplateArgument
 from .calls import keyword_arguments
+from .kernel_subscripts import install_kernel_subscripts
 from .member_types import install_kernel_member_types
 from .probe import TemplateInstantiationError
 
@@ -47,6 +48,7 @@ def register_kernel_construction(binder: ClassTemplateBinder) -> None:
 
     registries = binder.context.registries
     install_kernel_member_types(registries)
+    install_kernel_subscripts()  # M.Box[types.int64] written inside a kernel
     registries.typing.register_global(binder.stub, types.Function(ClassTemplateCall))
     registries.lowering.lower(binder, types.VarArg(types.Any))(lower)
 
