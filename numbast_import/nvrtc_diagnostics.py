@@ -24,6 +24,7 @@ _MESSAGE = re.compile(r"(?:catastrophic )?error: (?P<message>.*)$")
 _CONTEXT = re.compile(r"at line \d+ of (?P<file>\S+?)\s*$", re.M)
 _SUMMARY = re.compile(r"^\d+ (?:catastrophic )?errors? detected", re.M)
 _UNDEFINED = re.compile(r'(?:function|variable) "(?P<name>[^"]+)" was referenced but not defined')
+_OPERANDS = re.compile(r"^\s*operand types are: .*$", re.M)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -39,8 +40,11 @@ class Diagnostic:
     files: frozenset[str]
 
     def short(self) -> str:
-        """``file(line): message`` with the file's base name (for coverage)."""
-        return f"{os.path.basename(self.file)}({self.line}): {self.message}"
+        """``file(line): message`` with the file's base name (for coverage), and the operand
+        types of an operator that has no candidate (which types lack it)."""
+        operands = _OPERANDS.search(self.text)
+        detail = f" ({' '.join(operands.group(0).split())})" if operands else ""
+        return f"{os.path.basename(self.file)}({self.line}): {self.message}{detail}"
 
 
 def errors_in(log: str) -> list[Diagnostic]:

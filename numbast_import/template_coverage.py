@@ -49,6 +49,7 @@ class ProbeOutcome(NamedTuple):
     instance: str | None  # the template-id that compiled; None: none did
     tried: tuple[str, ...]  # the candidates, in order
     error: str  # NVRTC's message about the first candidate ("" when one compiled)
+    errors: tuple[str, ...] = ()  # its first message about each candidate that failed, in order
 
 
 def compile_template_probes(
@@ -86,7 +87,9 @@ def compile_template_probes(
                 outcomes[key] = outcome
             else:
                 outcomes[key] = outcome._replace(
-                    tried=before.tried + outcome.tried, error=before.error if outcome.error else ""
+                    tried=before.tried + outcome.tried,
+                    error=before.error if outcome.error else "",
+                    errors=before.errors + outcome.errors,
                 )
     return outcomes
 
@@ -128,15 +131,20 @@ def _first_compiled(
         sum(v is not None for v in verdicts.values()),
     )  # fmt: skip
     found: dict[tuple[str, str], str] = {}
-    errors: dict[tuple[str, str], str] = {}
+    errors: dict[tuple[str, str], list[str]] = {}
     for function, _text in units:  # in candidate order: the first that compiled wins
         key, instance = owner[function]
         if verdicts[function] is None:
             found.setdefault(key, instance)
         else:
-            errors.setdefault(key, verdicts[function])
+            errors.setdefault(key, []).append(verdicts[function])
     return {
-        key: ProbeOutcome(found.get(key), tuple(candidates), "" if key in found else errors[key])
+        key: ProbeOutcome(
+            found.get(key),
+            tuple(candidates),
+            "" if key in found else errors[key][0],
+            tuple(errors.get(key, ())),
+        )
         for key, candidates in tried.items()
     }
 

@@ -4,8 +4,10 @@ a reference (a class template's, through a typedef, and a plain struct's); speci
 written ``W<int64_t>`` (clang reads long, NVRTC long long) and ``W<long>`` found from Numba's
 int64; a template indexed with Numba types inside a kernel (``M.Box[types.int64]``) and the
 error when it cannot be; a function template whose type parameter sits inside its parameter's
-type, whose only instance is the module's own class (CUTLASS's ``abs(complex<T>)``). The module
-is built once; the kernels link to an sm_90 cubin here and run on a GPU."""
+type, whose only instance is the module's own class (CUTLASS's ``abs(complex<T>)``);
+declarations the library's own code makes ill-formed (CUTLASS's ``log(complex<T>)`` and
+``complex<float>::red``), which coverage excludes with the reason. The module is built once;
+the kernels link to an sm_90 cubin here and run on a GPU."""
 
 from __future__ import annotations
 
@@ -137,6 +139,21 @@ def test_coverage_finds_the_module_class_instance_and_binds_all(built):
     assert functions["instances"] == {"cp::magnitude": "::cp::magnitude<::cp::Half>"}
     callables = data["device_callables"]
     assert callables["bound"] == callables["found"], data
+
+
+def test_coverage_excludes_what_the_library_itself_makes_ill_formed(built):
+    _project, _cache, data = built
+    left_out = {
+        item["what"]: item for counts in data["kinds"].values() for item in counts["not_bound"]
+    }
+    assert set(left_out) == {"cp::lg", "cp::Acc<double>::add_word(int)"}, left_out
+    lg, add_word = left_out["cp::lg"], left_out["cp::Acc<double>::add_word(int)"]
+    assert lg["outcome"] == add_word["outcome"] == "excluded"
+    assert lg["reason"].startswith("ill-formed in the library: every instance tried fails")
+    assert "::cp::lg<::cp::Half>" in lg["reason"]  # the module's own classes were tried
+    assert 'no instance of function template "cp::lg"' in lg["reason"]
+    assert add_word["reason"].startswith("ill-formed in the library: its body fails")
+    assert "static assertion failed" in add_word["reason"]
 
 
 def test_the_patterns_link_to_sm90(built):

@@ -25,9 +25,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+from numbast.static.library_defects import library_defect
+
 BOUND = "bound"
 SKIPPED = "skipped"  # could not be bound: the reason says why
-EXCLUDED = "excluded"  # left out by the mapping (Exclude, Skip Prefix), or no Python syntax
+# left out by the mapping (Exclude, Skip Prefix), for having no Python syntax, or ill-formed in
+# the library itself (numbast.static.library_defects)
+EXCLUDED = "excluded"
 HOST_ONLY = "host_only"  # not callable from a kernel
 
 FREE_FUNCTION_KINDS = ("function", "operator")
@@ -81,8 +85,10 @@ def summarize(
                     "kernel can call it",
                 )
             else:
+                defect = library_defect([error], decision.what, decision.where, fixed_types=True)
                 decision = decision._replace(
-                    outcome=SKIPPED, reason=f"NVRTC rejects its shim: {error}"
+                    outcome=SKIPPED if defect is None else EXCLUDED,
+                    reason=f"{defect or 'NVRTC rejects its shim'}: {error}",
                 )
         if probes is not None and decision.outcome == BOUND and decision.kind in TEMPLATE_KINDS:
             decision = _probed(decision, probes.get((decision.kind, decision.what)), instances)
@@ -157,9 +163,14 @@ def _probed(decision: Decision, outcome: Any, instances: dict[str, dict[str, str
             "reference or auto type)",
         )
     if outcome.instance is None:
+        errors = getattr(outcome, "errors", ())
+        defect = None
+        if len(errors) == len(outcome.tried):
+            defect = library_defect(errors, decision.what, decision.where, fixed_types=False)
         return decision._replace(
-            outcome=SKIPPED,
-            reason=f"no instance compiles (tried {', '.join(outcome.tried)}): {outcome.error}",
+            outcome=SKIPPED if defect is None else EXCLUDED,
+            reason=f"{defect or 'no instance compiles'} (tried {', '.join(outcome.tried)}): "
+            f"{outcome.error}",
         )
     instances.setdefault(decision.kind, {})[decision.what] = outcome.instance
     return decision
