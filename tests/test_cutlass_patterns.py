@@ -6,7 +6,9 @@ int64; a template indexed with Numba types inside a kernel (``M.Box[types.int64]
 error when it cannot be; a function template whose type parameter sits inside its parameter's
 type, whose only instance is the module's own class (CUTLASS's ``abs(complex<T>)``);
 declarations the library's own code makes ill-formed (CUTLASS's ``log(complex<T>)`` and
-``complex<float>::red``), which coverage excludes with the reason. The module is built once;
+``complex<float>::red``), which coverage excludes with the reason; explicit specializations
+whose argument a call cannot deduce, reached through their template (CUTLASS's ``from_real``:
+``M.from_value[M.Half](x)``). The module is built once;
 the kernels link to an sm_90 cubin here and run on a GPU."""
 
 from __future__ import annotations
@@ -75,6 +77,12 @@ def kernel_subscripts(values, out):
     out[1] = np.int64(M.magnitude(pair).v)  # magnitude<Half>: coverage's instance
 
 
+def explicit_specializations(out):
+    out[0] = M.from_value[M.Half](1.5).v  # from_value<Half>: the header's specialization
+    out[1] = M.from_value[types.float32](2.5)  # the primary template (not retained)
+    out[2] = M.from_value[M.Pair[types.float32]](4.0).im  # from_value<Pair<float>>
+
+
 F32, I32, I64 = types.float32[:], types.int32[:], types.int64[:]
 """
 
@@ -83,7 +91,7 @@ LINK = (
     + """
 from support import link_kernel_to_cubin
 for kernel, signature in ((assign_elements, (F32, F32)), (specializations, (I32,)),
-                          (kernel_subscripts, (I64, I64))):
+                          (kernel_subscripts, (I64, I64)), (explicit_specializations, (F32,))):
     print(kernel.__name__, len(link_kernel_to_cubin(kernel, signature, arch="sm_90")))
 """
 )
@@ -103,6 +111,9 @@ assert codes.tolist() == [64, 65, 32, -1, 8, 9], codes
 got = np.zeros(2, np.int64)
 cuda.jit(kernel_subscripts)[1, 1](np.int64([7]), got)
 assert got.tolist() == [21, 5], got
+made = np.zeros(3, np.float32)
+cuda.jit(explicit_specializations)[1, 1](made)
+assert made.tolist() == [3.0, 2.5, -1.0], made
 print("numbers ok")
 """
 )
@@ -136,7 +147,12 @@ for kernel, signature in ((not_constant, (I64[:], I64)), (refused, (I64[:],))):
 def test_coverage_finds_the_module_class_instance_and_binds_all(built):
     _project, _cache, data = built
     functions = data["kinds"]["function template"]
-    assert functions["instances"] == {"cp::magnitude": "::cp::magnitude<::cp::Half>"}
+    assert functions["instances"] == {
+        "cp::magnitude": "::cp::magnitude<::cp::Half>",
+        # the template of the header's explicit specializations, declared in a header not
+        # retained: a call names its argument (CUTLASS's from_real)
+        "cp::from_value": "::cp::from_value<int>",
+    }
     callables = data["device_callables"]
     assert callables["bound"] == callables["found"], data
 
@@ -160,7 +176,8 @@ def test_the_patterns_link_to_sm90(built):
     project, cache, _data = built
     linked = run_python(LINK, project, cache)
     assert linked.returncode == 0, linked.stderr
-    for name in ("assign_elements", "specializations", "kernel_subscripts"):
+    for name in ("assign_elements", "specializations", "kernel_subscripts",
+                 "explicit_specializations"):  # fmt: skip
         assert f"{name} " in linked.stdout
     assert "generating" not in linked.stderr  # the module coverage built
 

@@ -72,6 +72,19 @@ def make_function_template(
     )
 
 
+def deducible_from_call(ctx: Context, cursor: ci.Cursor) -> bool:
+    """Whether a call can deduce every template parameter of function template ``cursor``
+    without a default: each is named in a function parameter's type."""
+    written = " ".join(
+        child.type.spelling for child in cursor.get_children() if child.kind == _CK.PARM_DECL
+    )
+    names = set(re.findall(r"[A-Za-z_]\w*", written))
+    return all(
+        param.default is not None or param.is_pack or param.name in names
+        for param in template_params(ctx, cursor)
+    )
+
+
 def record_kind_of_template(cursor: ci.Cursor) -> ci.CursorKind:
     """STRUCT_DECL, CLASS_DECL or UNION_DECL for a class template cursor."""
     return ci.CursorKind.from_id(ci.conf.lib.clang_getTemplateCursorKind(cursor))

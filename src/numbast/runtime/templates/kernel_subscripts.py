@@ -37,19 +37,54 @@ def _template_name(template: Any) -> str:
 def _instance_or_error(template: Any, index: Any, loc: Any) -> Any:
     from numba.cuda.core.errors import TypingError
 
+    from .context import refresh_numba
+
     try:
-        return template[index]
+        instance = template[index]
     except TypeError as exc:  # TemplateInstantiationError is one
         raise TypingError(
             f"{_template_name(template)}[{_spelled(index)}] in a kernel: {exc}. Instantiate it "
             "outside the kernel (Inst = M.Template[...]) to see the error there",
             loc=loc,
         ) from None
+    refresh_numba()  # the kernel being compiled sees what the instance registered
+    return instance
 
 
 def _spelled(index: Any) -> str:
     items = index if isinstance(index, tuple) else (index,)
     return ", ".join(map(str, items))
+
+
+_UNKNOWN = object()
+
+
+def _constant(func_ir, var) -> Any:
+    """The constant ``var`` holds, a bound template's instance written ``M.T[...]`` (inside
+    another subscript: ``M.f[M.Pair[types.float32]]``) and tuples of them included; _UNKNOWN
+    when it is not a constant."""
+    from numba.cuda.core import errors, ir
+
+    if var is None:
+        return _UNKNOWN
+    try:
+        return func_ir.infer_constant(var)
+    except errors.ConstantInferenceError:
+        pass
+    definition = func_ir.get_definition(var)
+    if isinstance(definition, ir.expr_types) and definition.op == "build_tuple":
+        items = tuple(_constant(func_ir, item) for item in definition.items)
+        return _UNKNOWN if _UNKNOWN in items else items
+    if isinstance(definition, ir.expr_types) and definition.op in ("getitem", "static_getitem"):
+        template = _constant(func_ir, definition.value)
+        if template is _UNKNOWN or not _is_bound_template(template):
+            return _UNKNOWN
+        if definition.op == "static_getitem":
+            index = definition.index
+        else:
+            index = _constant(func_ir, definition.index)
+        return _UNKNOWN if index is _UNKNOWN else _instance_or_error(template, index, var.loc)
+    return _UNKNOWN
 
 
 def install_kernel_subscripts() -> None:
@@ -85,17 +120,17 @@ def install_kernel_subscripts() -> None:
 
             @staticmethod
             def _index(func_ir, expr, template) -> Any:
-                if expr.op == "static_getitem":
+                if expr.op == "static_getitem":  # Numba found the index a constant
                     return expr.index
-                try:
-                    return func_ir.infer_constant(expr.index)
-                except errors.ConstantInferenceError:
+                index = _constant(func_ir, expr.index)
+                if index is _UNKNOWN:
                     raise errors.TypingError(
                         f"{_template_name(template)}[...] in a kernel takes constant template "
                         "arguments (Numba types, integers): instantiate it outside the kernel "
                         "(Inst = M.Template[...]) and use Inst inside",
                         loc=expr.loc,
-                    ) from None
+                    )
+                return index
 
             def apply(self):
                 block = self.block.copy()

@@ -2,6 +2,8 @@
 #pragma once
 #include <stdint.h>
 
+#include "cutlass_patterns_real.cuh"
+
 namespace cp {
 
 // v[i] = x: a non-const operator[] returning a reference, through a typedef as CUTLASS's
@@ -78,6 +80,17 @@ struct Pair {
 template <class T>
 __device__ T magnitude(const Pair<T> &z) {
   return root(z.re * z.re + z.im * z.im);
+}
+
+// Explicit specializations of a template whose argument a call cannot deduce, declared in a
+// header the mapping does not retain (CUTLASS's from_real): bound through the template.
+template <>
+__device__ inline Half from_value<Half>(double x) {
+  return Half(static_cast<float>(x) * 2.0f);
+}
+template <>
+__device__ inline Pair<float> from_value<Pair<float>>(double x) {
+  return Pair<float>(static_cast<float>(x), -1.0f);
 }
 
 // Ill-formed in the library itself, whatever compiles it (CUTLASS's log(complex<T>) calls
