@@ -292,7 +292,8 @@ def half_expected(values: np.ndarray) -> np.ndarray:
 def cutlass_complex_kernel(ct):
     """cutlass::complex<float> arithmetic."""
 
-    Complex = ct.complex[types.float32]
+    Complex, half_t = ct.complex[types.float32], ct.half_t
+    HalfComplex = ct.complex[half_t]
 
     def kernel(values, out):
         x = Complex(values[0], values[1])
@@ -300,6 +301,10 @@ def cutlass_complex_kernel(ct):
         product, total = x * y, x + y
         out[0], out[1] = product.real(), product.imag()
         out[2], out[3] = total.real(), total.imag()
+        # abs<half_t>: the generic form, which compiles for half_t alone
+        out[4] = float(ct.abs(HalfComplex(half_t(values[0]), half_t(values[1]))))
+        z = ct.from_real[Complex](values[3])  # the specialization from_real<complex<float>>
+        out[5], out[6] = z.real(), z.imag()
 
     return kernel
 
@@ -307,11 +312,15 @@ def cutlass_complex_kernel(ct):
 def cutlass_complex_expected(values: np.ndarray) -> np.ndarray:
     x = np.complex64(complex(values[0], values[1]))
     y = np.complex64(complex(values[2], values[3]))
-    return np.float32([(x * y).real, (x * y).imag, (x + y).real, (x + y).imag])
+    a, b = np.float16(values[0]), np.float16(values[1])
+    magnitude = np.float16(np.sqrt(np.float16(np.float16(a * a) + np.float16(b * b))))
+    products = [(x * y).real, (x * y).imag, (x + y).real, (x + y).imag]
+    return np.float32([*products, magnitude, values[3], 0.0])
 
 
 def array_kernel(ct):
-    """cutlass::Array<float, 4>: made by make_Array, element-wise operators, read back."""
+    """cutlass::Array<float, 4>: made by make_Array, element-wise operators, elements written
+    through operator[]'s reference, read back."""
     make_Array = ct.make_Array
 
     def kernel(values, out):
@@ -319,13 +328,16 @@ def array_kernel(ct):
         b = a * a + a  # cutlass::operator* and operator+ on Array<T, N>
         out[0] = b.front()
         out[1] = b.back()
+        b[1] = values[0] - values[3]  # v[i] = x: Array's operator[] returns a reference
+        b[2] += 1.0
+        out[2], out[3] = b[1], b[2]
 
     return kernel
 
 
 def array_expected(values: np.ndarray) -> np.ndarray:
     b = values * values + values
-    return np.float32([b[0], b[3]])
+    return np.float32([b[0], b[3], values[0] - values[3], b[2] + 1])
 
 
 # -- math_constants.h --------------------------------------------------------------------------

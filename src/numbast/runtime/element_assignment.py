@@ -18,6 +18,7 @@ import operator
 from numba.cuda import types
 from numba.cuda.typing.templates import AbstractTemplate, signature
 
+from ..core import rows
 from ..core.rows import SETITEM
 from .call_rewrites import store_back_into_source
 from .members import mutators_of
@@ -37,6 +38,21 @@ def enable_element_assignment(registries: Registries = DEFAULT_REGISTRIES) -> No
         _register(stub, registries)
         _install_rewrite(stub)
         _STUB.append(stub)
+
+
+def enable_for_template(row: rows.ClassTemplateRow, registries: Registries) -> None:
+    """Enable ``v[i] = x`` when a class template's instances (or its partial specializations')
+    bind it: before any kernel compiles, since instances are made while kernels are typed,
+    after the rewrite has run (CUTLASS's ``Array<float, 4>`` made by ``make_Array(...)``)."""
+    if _assigns_elements(row):
+        enable_element_assignment(registries)
+
+
+def _assigns_elements(row: rows.ClassTemplateRow) -> bool:
+    if any(rows.callable_row(member).name == SETITEM for member in row.members):
+        return True
+    partials = row.partial_specializations
+    return any(_assigns_elements(rows.class_template_row(p)) for p, _patterns in partials)
 
 
 def _register(stub, registries: Registries) -> None:

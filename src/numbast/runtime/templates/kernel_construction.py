@@ -18,6 +18,7 @@ from numba.cuda.typing.templates import AbstractTemplate, signature
 
 from ...core import rows
 from ...core.rows import TemplateCallableRow
+from ..element_assignment import enable_for_template
 from .args import Deduction, DeductionError, TemplateArgument
 from .calls import keyword_arguments
 from .kernel_subscripts import install_kernel_subscripts
@@ -49,6 +50,7 @@ def register_kernel_construction(binder: ClassTemplateBinder) -> None:
     registries = binder.context.registries
     install_kernel_member_types(registries)
     install_kernel_subscripts()  # M.Box[types.int64] written inside a kernel
+    enable_for_template(binder.row, registries)  # v[i] = x on its instances
     registries.typing.register_global(binder.stub, types.Function(ClassTemplateCall))
     registries.lowering.lower(binder, types.VarArg(types.Any))(lower)
 
