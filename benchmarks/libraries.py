@@ -9,7 +9,8 @@ The headline is coverage's: device-callable declarations (functions, operators, 
 function, class and alias templates) bound / (found - host-only - excluded). Host-only ones
 include what a header declares only where ``__CUDACC_RTC__`` is not defined (NVRTC, which
 compiles the shims, never sees it); excluded ones, besides the mapping's, are operators a Python
-kernel has no syntax for (``=``, ``++``, ``--``, ``!``, literal suffixes). The headline line says
+kernel has no syntax for (``=``, ``++``, ``--``, ``!``, literal suffixes) and declarations the
+library's own code makes ill-formed (``numbast.static.library_defects``). The headline line says
 how many of each it leaves out.
 
 Every import runs in a fresh process (``--child``): the cold one builds the entry into a cache
@@ -171,8 +172,8 @@ def report(row: dict) -> None:
     excluded = sum(counts["excluded"] for counts in counted)
     print(f"\n== {row['library']}: device-callable {callables['bound']} / {callables['found']} "
           f"bound ({callables['percent']}%; not counted: {host_only} host-only, including what "
-          f"NVRTC never sees, and {excluded} excluded, by the mapping or for having no Python "
-          f"syntax); cold import {row['cold_s']:.2f} s, "
+          f"NVRTC never sees, and {excluded} excluded, by the mapping, for having no Python "
+          f"syntax or ill-formed in the library); cold import {row['cold_s']:.2f} s, "
           f"warm {row['warm_s'] * 1e3:.0f} ms")  # fmt: skip
     for kind, counts in sorted(row["kinds"].items()):
         print(f"   {kind:18} found {counts['found']:4}  bound {counts['bound']:4}  "

@@ -70,7 +70,7 @@ def _register(stub, registries: Registries) -> None:
                     return signature(target, target, *sig.args)
                 return None
             sig = self.context.resolve_setitem(target, index, value)
-            return None if sig is None else signature(target, *sig.args)
+            return None if sig is None else signature(sig.args[0], *sig.args)
 
     def lower(context, builder, sig, args):
         target = sig.args[0]
