@@ -134,6 +134,6 @@ def _assignable(func_ir, target) -> bool:
     from numba.cuda.core import ir
 
     for definition in func_ir._definitions.get(target.name, ()):
-        if isinstance(definition, (ir.Arg, *ir.global_types, *ir.freevar_types)):
+        if isinstance(definition, (*ir.arg_types, *ir.global_types, *ir.freevar_types)):
             return False
     return True

@@ -94,6 +94,7 @@ class ClassTemplateStub(metaclass=_ClassTemplateType):
     ``Vec<float, 3>``; ``Vec(x, T=np.float32, N=3)`` in a kernel constructs one."""
 
     _numbast_stub_ = True  # a binding stub (kernels call it with template arguments by name)
+    _numbast_template_ = True  # indexed with template arguments (also inside kernels)
 
 
 def _class_template_stub(binder: ClassTemplateBinder) -> type[ClassTemplateStub]:

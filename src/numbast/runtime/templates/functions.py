@@ -60,6 +60,7 @@ class FunctionTemplateStub:
     arguments explicitly (C++'s ``f<args>``) and returns another stub."""
 
     _numbast_stub_ = True  # a binding stub: its overload sets are its own (runtime.overloads)
+    _numbast_template_ = True  # indexed with template arguments (also inside kernels)
 
     def __init__(
         self, qual_name: str, python_name: str, explicit: tuple = (), origin: str = ""

@@ -19,12 +19,9 @@ _INSTALLED: list = shared_table("kernel_subscripts_rewrite", list)  # the rewrit
 
 
 def _is_bound_template(value: Any) -> bool:
-    from .classes import ClassTemplateStub
-    from .functions import FunctionTemplateStub
-
-    if isinstance(value, FunctionTemplateStub):
-        return True
-    return isinstance(value, type) and issubclass(value, ClassTemplateStub)
+    """A bound class template (``ClassTemplateStub``'s subclasses) or function template stub,
+    which says so (the classes import this module: no import back)."""
+    return getattr(value, "_numbast_template_", False) is True
 
 
 def _template_name(template: Any) -> str:
