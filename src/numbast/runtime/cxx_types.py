@@ -14,13 +14,8 @@ import functools
 
 from numba.cuda import types
 
-from ..core.cxx_names import (
-    BUILTIN_NUMBA_NAMES,
-    NUMBA_TO_CXX,
-    fixed_width_numba_name,
-    normalize_cxx_name,
-    strip_cv,
-)
+from ..core.cxx_names import BUILTIN_NUMBA_NAMES, NUMBA_TO_CXX, normalize_cxx_name, strip_cv
+from ..core.cxx_names import fixed_width_numba_name  # (one line: standalone output carries it)
 from ..core.cxx_names import vector_type_names as _vector_type_names
 from .state import LOCK, shared_table
 
