@@ -102,14 +102,13 @@ class Extractor:
         template = cursor.specialized_template
         if template is not None and not templates.deducible_from_call(self.ctx, template):
             # ``template <> complex<float> from_real<complex<float>>(double)``: a call names the
-            # template arguments, so the specialization is reached through its template (where
-            # that is written: CUTLASS's real.h), reported instead; ``from_real<...>(x)``
-            # instantiates the specialization.
+            # template arguments, so the specialization is reached through its template, which
+            # is reported too where its header is not retained (CUTLASS's real.h):
+            # ``from_real[Complex](x)`` instantiates the specialization.
             if self._first_declaration(template):
                 self.decls.function_templates.append(
                     templates.make_function_template(self.ctx, template, scope)
                 )
-            return
         if self._first_declaration(cursor):
             self.decls.functions.append(functions.make_function(self.ctx, cursor, scope))
 
