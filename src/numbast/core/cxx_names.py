@@ -31,31 +31,6 @@ BUILTIN_NUMBA_NAMES: dict[str, str] = {
     "dim3": "dim3",
 }
 
-# The C and C++ library's fixed-width integer typedefs -> the Numba type's name. Headers write
-# template arguments with them (``Width<int64_t>``); what each names differs between the parser
-# (the host's <stdint.h>: int64_t is long) and NVRTC (libcu++'s: long long), its width does not.
-FIXED_WIDTH_NUMBA_NAMES: dict[str, str] = {
-    **{f"int{bits}_t": f"int{bits}" for bits in (8, 16, 32, 64)},
-    **{f"uint{bits}_t": f"uint{bits}" for bits in (8, 16, 32, 64)},
-    "intptr_t": "int64",
-    "uintptr_t": "uint64",
-    "intmax_t": "int64",
-    "uintmax_t": "uint64",
-    "size_t": "uint64",
-    "ptrdiff_t": "int64",
-}
-_STD_PREFIXES = ("cuda::std::", "std::")
-
-
-def fixed_width_numba_name(spelling: str) -> str | None:
-    """The Numba type name of a fixed-width typedef (``int64_t``, ``std::uint8_t``,
-    ``cuda::std::size_t``), or None."""
-    name = spelling.strip().removeprefix("::")
-    for prefix in _STD_PREFIXES:
-        name = name.removeprefix(prefix)
-    return FIXED_WIDTH_NUMBA_NAMES.get(name)
-
-
 # CUDA vector type prefixes -> the element type name numba-cuda uses for its vector types.
 VECTOR_ELEMENTS: dict[str, str] = {
     "char": "int8",

@@ -80,9 +80,6 @@ CONVERSION = "conversion"  # operator T(): a cast to the call's result type
 OPERATOR = "operator"  # name: the ``operator`` module's function
 METHOD = "method"
 STATIC_METHOD = "static_method"  # called on the type: ``MyType.create(args)``
-# The METHOD name under which a non-const ``operator[]`` returning a reference binds a second
-# time, as ``v[i] = x`` (its shim assigns through the reference: ``element_assignment_body``).
-SETITEM = "__setitem__"
 MEMBER_KINDS = (CONSTRUCTOR, CONVERSION, OPERATOR, METHOD, STATIC_METHOD)
 
 # Type descriptions: ("builtin", name in numba.cuda.types), ("vector", key of numba-cuda's

@@ -104,6 +104,11 @@ def method_call_body(method: str, params: Sequence[ShimParam], returns_value: bo
     return store_result(call) if returns_value else f"{call};"
 
 
+# The METHOD name under which a non-const ``operator[]`` returning a reference binds a second
+# time, as ``v[i] = x`` (its shim assigns through the reference: ``element_assignment_body``).
+SETITEM = "__setitem__"
+
+
 def element_assignment_body(params: Sequence[ShimParam], _returns_value: bool) -> str:
     """``v[i] = x`` through a non-const ``operator[]``: ``a0`` is the object, ``a1`` the index,
     ``a2`` the value."""

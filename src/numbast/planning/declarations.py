@@ -32,6 +32,7 @@ from ast_canopy.model import (
 from numbast.core import rows
 from numbast.core.rows import EnumRow, FunctionRow, MemberRow, StructBodyRow, StructRow
 from numbast.core.shim_text import (
+    SETITEM,
     constructor_body,
     conversion_body,
     element_assignment_body,
@@ -314,13 +315,13 @@ def plan_member(
 
 def _element_assignment(method: Method, this: tuple, type_table: TypeTable) -> MemberRow:
     """``v[i] = x`` through a non-const ``operator[]`` returning a reference
-    (``member_kinds.assigns_elements``): the non-const method ``rows.SETITEM(i, x)``."""
+    (``member_kinds.assigns_elements``): the non-const method ``shim_text.SETITEM(i, x)``."""
     params = [(method.params[0].type_, ArgIntent.IN),
               (method.return_type.referenced(), ArgIntent.IN)]  # fmt: skip
     shim_name = shim_name_for(method.mangled_name, method_text(method), "set")
     call = plan_call(shim_name, params, None, element_assignment_body, object_type=this,
                      type_table=type_table)  # fmt: skip
-    return MemberRow(rows.METHOD, rows.SETITEM, call, True)
+    return MemberRow(rows.METHOD, SETITEM, call, True)
 
 
 # Shim name roles that keep a struct's constructors and conversions apart from its methods.

@@ -26,7 +26,7 @@ class MemberKind(NamedTuple):
 def assigns_elements(method: Method) -> bool:
     """Whether ``v[i] = x`` assigns through ``method``: a public non-const ``operator[]`` of one
     parameter returning a reference to a non-const element (bound a second time as the
-    non-const method ``rows.SETITEM``)."""
+    non-const method ``shim_text.SETITEM``)."""
     if method.kind is not MethodKind.MEMBER_OPERATOR or method.operator != "[]":
         return False
     if method.access is not Access.PUBLIC or method.is_deleted or method.is_const:

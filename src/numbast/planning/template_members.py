@@ -8,6 +8,7 @@ from __future__ import annotations
 from ast_canopy.model import FunctionTemplate, Method
 from numbast.core import rows
 from numbast.core.rows import TemplateCallableRow
+from numbast.core.shim_text import SETITEM
 from numbast.planning.descriptions import location_of
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.intents import IntentSpec, member_intents
@@ -50,10 +51,10 @@ def member_row(
 
 def element_assignment_row(reading: TemplateCallableRow) -> TemplateCallableRow:
     """``v[i] = x`` through a non-const ``operator[]`` returning a reference (``reading``, its
-    row as ``v[i]``): the non-const method ``rows.SETITEM(i, x)``, x of the element's type."""
+    row as ``v[i]``): the non-const method ``shim_text.SETITEM(i, x)``, x of the element's type."""
     element = reading.result._replace(reference="")
     params = (*reading.params, ("value", element, False))
-    return reading._replace(kind=rows.METHOD, name=rows.SETITEM, params=params, result=None,
+    return reading._replace(kind=rows.METHOD, name=SETITEM, params=params, result=None,
                             flag=True, intents=())  # fmt: skip
 
 

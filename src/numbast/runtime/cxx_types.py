@@ -14,7 +14,6 @@ import functools
 
 from numba.cuda import types
 
-from ..core import cxx_names
 from ..core.cxx_names import BUILTIN_NUMBA_NAMES, NUMBA_TO_CXX, normalize_cxx_name, strip_cv
 from ..core.cxx_names import vector_type_names as _vector_type_names
 from .state import LOCK, shared_table
@@ -84,9 +83,6 @@ def numba_type_of(spelling: str) -> types.Type | None:
     builtin = BUILTIN_NUMBA_NAMES.get(text)
     if builtin is not None and builtin != "void":
         return getattr(types, builtin)
-    fixed_width = cxx_names.fixed_width_numba_name(text)
-    if fixed_width is not None:  # Width<int64_t>: long to the parser, long long to NVRTC
-        return getattr(types, fixed_width)
     if text[-1:].isdigit():
         return _vector_types().get(text)
     return None

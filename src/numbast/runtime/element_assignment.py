@@ -19,7 +19,7 @@ from numba.cuda import types
 from numba.cuda.typing.templates import AbstractTemplate, signature
 
 from ..core import rows
-from ..core.rows import SETITEM
+from ..core.shim_text import SETITEM
 from .call_rewrites import store_back_into_source
 from .members import mutators_of
 from .overloads import DEFAULT_REGISTRIES, Registries, make_function_stub

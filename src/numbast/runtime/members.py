@@ -16,6 +16,7 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
+from ..core.shim_text import SETITEM
 from .call_rewrites import install_call_rewrite, store_back_into_source
 from .overloads import (
     DEFAULT_REGISTRIES,
@@ -50,6 +51,10 @@ def add_mutating_methods(
     """Non-const methods by name -> overloads as (argument types without the object, C++
     result type, lowering returning ``(result, updated object)``)."""
     _install_mutation_rewrite()
+    if SETITEM in methods:  # v[i] = x through operator[]'s reference
+        from .element_assignment import enable_element_assignment
+
+        enable_element_assignment(registries)
     for name, overloads in methods.items():
         cases = _MUTATORS.setdefault((type(numba_type), name), [])
         for args, ret, lowering in overloads:

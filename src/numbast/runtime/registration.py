@@ -21,7 +21,6 @@ from ..core.rows import (
     CONVERSION,
     METHOD,
     OPERATOR,
-    SETITEM,
     STATIC_METHOD,
     FunctionRow,
     StructBodyRow,
@@ -140,10 +139,6 @@ def register_struct(
         from .members import add_mutating_methods
 
         add_mutating_methods(numba_type, mutators, registries)
-        if SETITEM in mutators:
-            from .element_assignment import enable_element_assignment
-
-            enable_element_assignment(registries)
     return stub
 
 

@@ -19,6 +19,7 @@ from importlib import resources
 
 from numbast.core import rows
 from numbast.core.cxx_names import NATIVE_TWIN_TYPES, toolkit_vector_function
+from numbast.core.shim_text import SETITEM
 from numbast.static.literals import source_literal
 from numbast.static.planned_module import ModulePlan
 
@@ -96,7 +97,7 @@ def runtime_features(plan: ModulePlan) -> list[str]:
             m.kind == rows.STATIC_METHOD or (m.kind == rows.METHOD and m.flag) for m in members
         ),
         "v[i] = x through a non-const operator[]": any(
-            m.kind == rows.METHOD and m.name == rows.SETITEM for m in members
+            m.kind == rows.METHOD and m.name == SETITEM for m in members
         ),
         "pointers to structs as parameters": any(
             _points_to_a_struct(getattr(argument.type, "description", ()))

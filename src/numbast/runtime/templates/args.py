@@ -342,7 +342,22 @@ def spelled_argument(
         return value_argument(value, param.value_type)
     numba_type = type_of(text)
     if numba_type is None:
+        numba_type = _fixed_width_type(text)
+    if numba_type is None:
         if canonical_spelling(text) != "void":
             raise TypeError(f"template argument {text} of {param.name} has no Numba type")
         return type_argument(None)  # ``plus<void>``
     return TemplateArgument(canonical_spelling(text), numba_type=numba_type)
+
+
+# The C library's fixed-width typedefs a header writes template arguments with
+# (``Width<int64_t>``): what each names differs between the parser (the host's <stdint.h>:
+# int64_t is long) and NVRTC (libcu++'s: long long), its width does not.
+_FIXED_WIDTH = re.compile(r"(?:::)?(?:(?:cuda::)?std::)?(u?)int(8|16|32|64)_t|(?:std::)?(size_t)")
+
+
+def _fixed_width_type(text: str) -> types.Type | None:
+    found = _FIXED_WIDTH.fullmatch(canonical_spelling(text))
+    if found is None:
+        return None
+    return types.uint64 if found[3] else getattr(types, f"{found[1]}int{found[2]}")

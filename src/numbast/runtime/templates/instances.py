@@ -18,6 +18,7 @@ from ...core import rows
 from ...core.call_plans import ShimValue
 from ...core.rows import ClassTemplateRow, MemberRow, StructBodyRow, TemplateCallableRow
 from ...core.shim_text import (
+    SETITEM,
     constructor_body,
     conversion_body,
     element_assignment_body,
@@ -265,7 +266,7 @@ def _member(
     elif kind == rows.STATIC_METHOD:
         body = functools.partial(function_call_body, f"{instance}::{member.cxx_name}")
         call = plan(result, body)
-    elif member.name == rows.SETITEM:  # v[i] = x through operator[]'s reference
+    elif member.name == SETITEM:  # v[i] = x through operator[]'s reference
         call = plan(None, element_assignment_body, object_value=this)
     else:
         body = functools.partial(method_call_body, member.cxx_name)
