@@ -21,10 +21,11 @@ from numba.cuda.typing.templates import AbstractTemplate, signature
 from ..core import rows
 from ..core.shim_text import SETITEM
 from .call_rewrites import store_back_into_source
-from .members import mutators_of
 from .overloads import DEFAULT_REGISTRIES, Registries, make_function_stub
 from .state import LOCK, shared_table
 
+# (type class, method name) -> [(signature, lowering)]: runtime.members' non-const methods
+_MUTATORS: dict = shared_table("mutators", dict)
 _STUB: list = shared_table("element_assignment_stub", list)  # the stub, once per process
 _REWRITE_INSTALLED: list = shared_table("element_assignment_rewrite", list)
 
@@ -74,7 +75,7 @@ def _register(stub, registries: Registries) -> None:
 
     def lower(context, builder, sig, args):
         target = sig.args[0]
-        for case, lowering in mutators_of(target, SETITEM):
+        for case, lowering in _MUTATORS.get((type(target), SETITEM), ()):
             if case.args == sig.args:
                 pair = lowering(context, builder, case, args)
                 return builder.extract_value(pair, 1)

@@ -63,12 +63,6 @@ def add_mutating_methods(
         _mutating_stub(name, registries)
 
 
-def mutators_of(numba_type, name: str) -> list[tuple[Signature, Callable]]:
-    """The non-const overloads of method ``name`` bound for ``numba_type``'s class of types, as
-    (signature returning ``(result, updated object)``, lowering)."""
-    return _MUTATORS.get((type(numba_type), name), [])
-
-
 def _mutating_stub(name: str, registries: Registries) -> Callable:
     stub = _MUTATING_STUBS.get(name)
     if stub is not None:

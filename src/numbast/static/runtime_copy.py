@@ -39,7 +39,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
         "runtime.element_assignment",  # and its operator[] be assigned through
     ),
     "methods that update their object, static methods": ("runtime.members",),
-    "v[i] = x through a non-const operator[]": ("runtime.element_assignment",),
+    "v[i] = x through a non-const operator[]": ("runtime.element_assignment", "runtime.members"),
     "pointers to structs as parameters": ("runtime.struct_pointers",),
     "__half and __nv_bfloat16 (numba-cuda's own float16 / bfloat16)": ("runtime.native_twins",),
     "a Shim Include Override evaluated at import": ("core.shim_text",),
