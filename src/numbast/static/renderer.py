@@ -18,7 +18,8 @@ from numbast.static.arch_merge import merge_declarations
 from numbast.static.config import StaticConfig
 from numbast.static.module_code import ModuleCode
 from numbast.static.module_plan import ModulePlan, plan_module
-from numbast.static.module_writer import Provenance, write_module
+from numbast.static.module_writer import write_module
+from numbast.static.provenance import Provenance
 from numbast.static.template_probes import template_probes
 
 logger = logging.getLogger(__name__)
