@@ -40,7 +40,7 @@ class Item:
     digest: str
     line: int
     may_define: bool = True
-    constant: bool = False  # a constexpr or const variable (``ptx_symbols``)
+    constant: bool = False  # a constexpr or const variable (``numbast.core.ptx_symbols``)
 
 
 @functools.lru_cache(maxsize=4)
@@ -237,7 +237,7 @@ def _item(
 
 def constant_names(items: tuple[Item, ...]) -> frozenset[str]:
     """The names the header declares constant variables with, and nothing else that may hold
-    state (``numbast_import.ptx_symbols``)."""
+    state (``numbast.core.ptx_symbols``)."""
     constant = {name for item in items if item.constant for name in item.declares}
     other = {
         name for item in items if item.may_define and not item.constant for name in item.declares

@@ -11,7 +11,7 @@ Units are only possible where linking several of them into one kernel is linking
 once: where the header alone defines no symbol and no state of its own (a non-inline function,
 a variable, a ``__global__`` function), which would be defined once per unit (a link error, or
 one copy of the state per unit). NVRTC answers that: the header alone, compiled to PTX, must
-hold nothing but weak symbols and copies of constants (``numbast_import.ptx_symbols``). The
+hold nothing but weak symbols and copies of constants (``numbast.core.ptx_symbols``). The
 answer is kept (a ``shim`` entry, ``check.json``) under the items that could change it
 (``header_items.Item.may_define``), so editing inline functions does not ask again. Otherwise,
 or without shims, the module keeps one unit, in its entry (``shim.cu``, ``shim.ltoir``), as
@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from numbast.core import ptx_symbols
 from numbast_import.cache.entries import EntryStore, Made
 from numbast_import.cache.manifest import SHIM, SHIM_PRELUDE
 from numbast_import.digests import framed_digest
@@ -62,7 +63,7 @@ PCH_MIN_UNITS = 4
 
 class Check(NamedTuple):
     """What the header alone defines: symbols of its own (``defines``), or only copies of
-    ``constants`` constants (``numbast_import.ptx_symbols``)."""
+    ``constants`` constants (``numbast.core.ptx_symbols``)."""
 
     defines: bool
     constants: int
@@ -167,10 +168,11 @@ def _rules_digest() -> str:
     if not _RULES:
         here = Path(__file__).parent
         names = ("header_tokens.py", "header_names.py", "header_items.py", "shim_keys.py")
-        names += ("digests.py", "shim_units.py", "shim_compiler.py", "ptx_symbols.py")
+        names += ("digests.py", "shim_units.py", "shim_compiler.py")
+        paths = [here / name for name in names] + [Path(ptx_symbols.__file__)]
         digest = hashlib.sha256()
-        for name in names:
-            digest.update((here / name).read_bytes())
+        for path in paths:
+            digest.update(path.read_bytes())
         _RULES.append(digest.hexdigest())
     return _RULES[0]
 
@@ -316,9 +318,8 @@ class _UnitBuilder:
         return known
 
     def _check_of(self, ptx: str) -> Check:
-        from numbast_import.ptx_symbols import header_symbols
 
-        found = header_symbols(ptx, self.constant_names)
+        found = ptx_symbols.header_symbols(ptx, self.constant_names)
         return Check(bool(found.own), found.constants)
 
     def _header_alone(self, create_pch: str | None = None) -> str:

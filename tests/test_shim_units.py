@@ -234,8 +234,8 @@ PTX = """
 
 
 def test_which_symbols_of_a_header_are_copies_of_constants():
+    from numbast.core.ptx_symbols import header_symbols
     from numbast_import.header_items import constant_names, header_items
-    from numbast_import.ptx_symbols import header_symbols
 
     header = (
         "constexpr int top = 3;\ninline constexpr int inl = 5;\n"

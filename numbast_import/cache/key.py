@@ -63,7 +63,6 @@ ENTRY_SHAPING_MODULES = (
     "mapping_nvrtc.py",
     "nvrtc_conditions.py",
     "nvrtc_diagnostics.py",
-    "ptx_symbols.py",
     "rtc/options.py",
     "shim_compiler.py",
     "shim_keys.py",

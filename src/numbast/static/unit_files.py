@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from numbast.core.ptx_symbols import header_symbols
 from numbast.core.unit_files import (
     FORMAT,
     INDEX,
@@ -31,10 +31,6 @@ from numbast.core.unit_files import (
 )
 
 logger = logging.getLogger(__name__)
-
-# PTX symbols a header alone may hold, being merged when several units define them: weak ones
-# (inline functions' static locals, template instances); numbast_import.shim_units asks the same.
-_OWN_SYMBOL = re.compile(r"^\s*(?:\.visible\b|\.(?:global|shared)\b)", re.M)
 
 
 def write_unit_files(
@@ -86,7 +82,9 @@ def _compile_units(scratch, preamble, shims, archs, include_dirs, nvrtc_options)
         except nvrtc.NvrtcError as exc:
             logger.info("the header does not compile alone for %s; no shim units: %s", arch, exc)
             return False
-        if _OWN_SYMBOL.search(ptx.decode(errors="replace")):
+        # The import system's rule (numbast.core.ptx_symbols), without its constants: a
+        # standalone module has no declared-constant names, so any variable of its own counts.
+        if header_symbols(ptx.decode(errors="replace"), ()).own:
             logger.info("the header defines symbols of its own: no shim units")
             return False
         (scratch / arch).mkdir()

@@ -1,5 +1,6 @@
 """Which symbols a header alone defines, read from its PTX: whether its shims can be compiled in
-several units (``numbast_import.shim_units``).
+several units (``numbast_import.shim_units``, and the unit files of a standalone module:
+``numbast.static.unit_files``).
 
 A symbol the header defines is defined again by every unit that includes it. Weak symbols
 (inline functions' static locals, template instances) are merged by the linker; visible ones
