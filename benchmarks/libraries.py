@@ -86,6 +86,7 @@ def _worked_kernels(name: str, module, arch: str) -> dict[str, str]:
             "sort_int32": (lambda m: cs.sort_kernel(m, types.int32), (i32, i32)),
             "sort_float32": (lambda m: cs.sort_kernel(m, types.float32), (f32, f32)),
             "direct_functions": (cs.direct_functions_kernel, (i32, i32)),
+            "load_transform": (cs.transform_kernel, (i32, i32)),
         }
     else:
         import library_examples as ex

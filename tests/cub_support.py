@@ -36,19 +36,31 @@ RETAINED = (
 )
 
 
-def maximum_header(cccl: str) -> str:
-    """The CCCL header that defines ``cuda::maximum`` (``cuda/__functional/maximum.h`` in the
-    CCCL this was written with; found by its definition, as layouts move between versions)."""
+def defining_header(cccl: str, directory: str, name: str) -> str:
+    """The CCCL header under ``directory`` that defines the struct ``name`` (found by its
+    definition, as layouts move between versions; the umbrella header ``<directory>`` last)."""
     import glob
     import re
 
-    definition = re.compile(r"struct\s+(?:\w+\s+)*maximum\b")
-    candidates = sorted(glob.glob(os.path.join(cccl, "cuda", "__functional", "*.h")))
-    for path in candidates + [os.path.join(cccl, "cuda", "functional")]:
+    definition = re.compile(rf"struct\s+(?:\w+\s+)*{name}\b(?!\s*;)")
+    candidates = sorted(glob.glob(os.path.join(cccl, directory, "__functional", "*.h")))
+    for path in candidates + [os.path.join(cccl, directory, "functional")]:
         with open(path, encoding="utf-8", errors="replace") as file:
             if definition.search(file.read()):
                 return path
-    raise LookupError(f"no header under {cccl} defines cuda::maximum")
+    raise LookupError(f"no header under {cccl} defines {directory.replace('/', '::')}::{name}")
+
+
+def maximum_header(cccl: str) -> str:
+    """The CCCL header that defines ``cuda::maximum`` (``cuda/__functional/maximum.h`` in the
+    CCCL this was written with)."""
+    return defining_header(cccl, "cuda", "maximum")
+
+
+def identity_header(cccl: str) -> str:
+    """The CCCL header that defines ``cuda::std::identity``, a function object called with one
+    argument (``cuda/std/__functional/identity.h`` in the CCCL this was written with)."""
+    return defining_header(cccl, "cuda/std", "identity")
 
 
 def cccl_dir() -> str:
@@ -68,7 +80,8 @@ def register_cub(directory) -> str:
     cccl = cccl_dir()
     wrapper = directory / "cub_blocks.cuh"
     wrapper.write_text(WRAPPER)
-    retain = [os.path.join(cccl, path) for path in RETAINED] + [maximum_header(cccl)]
+    retain = [os.path.join(cccl, path) for path in RETAINED]
+    retain += [maximum_header(cccl), identity_header(cccl)]  # function objects to pass
     numbast_import.register(
         "cub_blocks",
         wrapper,
@@ -188,6 +201,31 @@ def direct_functions_kernel(cub):
 def direct_functions_expected(values: np.ndarray) -> np.ndarray:
     """Thread t holds items t * ITEMS .. of its block and stores item k at k * THREADS + t."""
     blocks = values.reshape(-1, THREADS, ITEMS) + 1
+    return blocks.transpose(0, 2, 1).reshape(-1)
+
+
+def transform_kernel(cub):
+    """CUB's detail::load_transform_direct_striped with ``cuda::std::identity``, a function
+    object made in the kernel and called with one argument: a striped load (thread t's item k
+    is the block's item t + k * THREADS), each item plus one, stored blocked."""
+    from numbast import element_pointer
+
+    load = cub.load_transform_direct_striped[THREADS, types.int32, ITEMS]  # It, op deduced
+    Identity = cub.identity  # cuda::std::identity
+
+    def kernel(source, out):
+        items = cuda.local.array(ITEMS, types.int32)
+        offset = cuda.blockIdx.x * THREADS * ITEMS
+        load(cuda.threadIdx.x, element_pointer(source, offset), items, Identity())
+        for k in range(ITEMS):
+            out[offset + cuda.threadIdx.x * ITEMS + k] = items[k] + 1
+
+    return kernel
+
+
+def transform_expected(values: np.ndarray) -> np.ndarray:
+    """Thread t holds items t, t + THREADS, ... of its block and stores them at t * ITEMS .."""
+    blocks = values.reshape(-1, ITEMS, THREADS) + 1
     return blocks.transpose(0, 2, 1).reshape(-1)
 
 

@@ -4,7 +4,9 @@ the GPU also with an enumerator as its algorithm argument, BLOCK_REDUCE_RAKING a
 BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY: tests/test_enum_template_arguments.py links the pattern),
 BlockScan (InclusiveSum, ExclusiveSum), WarpReduce (Sum), BlockLoad / BlockStore (direct and
 warp-transpose) and BlockRadixSort (int32 and float32 keys), each with its TempStorage in shared
-memory, and the free LoadDirectBlocked / StoreDirectStriped (an iterator, an array reference).
+memory, the free LoadDirectBlocked / StoreDirectStriped (an iterator, an array reference) and
+detail::load_transform_direct_striped (a function object called with one argument,
+``cuda::std::identity``, made in the kernel).
 One import serves every test (the first builds the module and the instances, once); one kernel
 using every primitive links to an sm_90 cubin; the GPU tests check each against NumPy."""
 
@@ -28,6 +30,8 @@ from cub_support import (
     scan_kernel,
     sort_expected,
     sort_kernel,
+    transform_expected,
+    transform_kernel,
     warp_expected,
     warp_kernel,
 )
@@ -78,6 +82,8 @@ def every_primitive_kernel(cub):
     SortFloats = cub.BlockRadixSort[types.float32, THREADS, ITEMS]
     load_blocked = cub.LoadDirectBlocked[types.int32, ITEMS]
     store_striped = cub.StoreDirectStriped[THREADS, types.int32, ITEMS]
+    load_transformed = cub.load_transform_direct_striped[THREADS, types.int32, ITEMS]
+    Identity = cub.identity
 
     def kernel(ints, floats, out):
         i = cuda.threadIdx.x
@@ -105,6 +111,7 @@ def every_primitive_kernel(cub):
         out[3] = items[0] + np.int32(keys[0])
         load_blocked(i, ints, items)  # free function templates: an array as the iterator
         store_striped(i, element_pointer(ints, 0), items)
+        load_transformed(i, element_pointer(ints, 0), items, Identity())  # a unary function object
 
     return kernel
 
@@ -118,6 +125,18 @@ def test_every_cub_primitive_links_to_an_sm90_cubin(cub):
     signature = (types.int32[:], types.float32[:], types.int32[:])
     cubin = link_kernel_to_cubin(every_primitive_kernel(cub), signature)
     assert cubin[:4] == b"\x7fELF"
+
+
+def test_coverage_finds_the_unary_function_object_for_load_transform(cub):
+    """Coverage's instance of load_transform_direct_striped is one the kernel above makes: a
+    pointer for the iterator and the module's unary function object, cuda::std::identity."""
+    import json
+    from pathlib import Path
+
+    manifest = json.loads(Path(cub.__file__).with_name("manifest.json").read_text())
+    instances = manifest["coverage"]["kinds"]["function template"]["instances"]
+    instance = instances["cub::detail::load_transform_direct_striped"]
+    assert instance.endswith("int *, ::cuda::std::identity>"), instance
 
 
 # -- numbers -----------------------------------------------------------------------------------
@@ -172,6 +191,14 @@ def test_load_direct_blocked_and_store_direct_striped(cub):
     out = cuda.device_array(values.size, dtype=np.int32)
     cuda.jit(direct_functions_kernel(cub))[BLOCKS, THREADS](cuda.to_device(values), out)
     np.testing.assert_array_equal(out.copy_to_host(), direct_functions_expected(values))
+
+
+@pytest.mark.gpu
+def test_load_transform_direct_striped_with_identity(cub):
+    values = _random_ints(BLOCKS * THREADS * ITEMS, 7)
+    out = cuda.device_array(values.size, dtype=np.int32)
+    cuda.jit(transform_kernel(cub))[BLOCKS, THREADS](cuda.to_device(values), out)
+    np.testing.assert_array_equal(out.copy_to_host(), transform_expected(values))
 
 
 @pytest.mark.gpu

@@ -43,6 +43,8 @@ def test_fallback_instances_are_found_and_reported(built):
         "tp::apply_op": "::tp::apply_op<::tp::Plus, int>",  # a class template for Op
         "tp::fold_with": "::tp::fold_with<int, ::tp::Plus>",
         "tp::pick": "::tp::pick<::tp::Plus>",
+        # a pointer and the module's unary function object (a struct), beside binary ones
+        "tp::load_transformed": "::tp::load_transformed<1, int, 1, int *, ::tp::Negate>",
     }
     # pick's explicit specializations (one signature): bound through pick, not as a gap.
     specializations = data["kinds"]["function"]
@@ -78,9 +80,10 @@ PickSmall3, PickEven3 = tp.Pick[tp.is_small[3]], tp.Pick[tp.is_even[3]]
 apply_plus, fold_with = tp.apply_op[tp.Plus], tp.fold_with  # Op given; Op deduced
 pick_plus, pick_times = tp.pick[tp.Plus], tp.pick[tp.Times]  # explicit specializations
 TimesOf = tp.op_for[types.int32, tp.Times]  # an alias template's Op<T>: Times<int>
+transform, Negate = tp.load_transformed[THREADS, types.int32, N], tp.Negate
 
 
-def kernel(values, doubled, ranks, picks, ops, specials):
+def kernel(values, doubled, ranks, picks, ops, specials, negated):
     tid = cuda.threadIdx.x
     items = cuda.local.array(N, types.int32)
     load(tid, values, items)  # an array where the iterator is taken; items by reference
@@ -93,6 +96,9 @@ def kernel(values, doubled, ranks, picks, ops, specials):
     i, two = np.int32(tid), np.int32(2)
     ops[tid] = apply_plus(i, np.int32(3)) * 1000 + fold_with(TimesOf(), i, two)
     specials[tid] = pick_plus(i, two) * 10000 + pick_times(i, two)
+    transform(tid, values, items, Negate())  # striped: item k is values[tid + k * THREADS]
+    for k in range(N):
+        negated[tid * N + k] = items[k]
 """
 
 LINK = (
@@ -100,7 +106,7 @@ LINK = (
     + """
 from support import link_kernel_to_cubin
 i32 = types.int32[:]
-print("cubin bytes", len(link_kernel_to_cubin(kernel, (i32,) * 6, arch="sm_90")))
+print("cubin bytes", len(link_kernel_to_cubin(kernel, (i32,) * 7, arch="sm_90")))
 """
 )
 
@@ -108,10 +114,12 @@ RUN = (
     KERNEL
     + """
 values = np.arange(THREADS * N, dtype=np.int32) * 3 - 7
-doubled = np.zeros_like(values)
+doubled, negated = np.zeros_like(values), np.zeros_like(values)
 ranks, picks, ops, specials = (np.zeros(THREADS, dtype=np.int32) for _ in range(4))
-cuda.jit(kernel)[1, THREADS](values, doubled, ranks, picks, ops, specials)
+cuda.jit(kernel)[1, THREADS](values, doubled, ranks, picks, ops, specials, negated)
 assert (doubled == values * 2).all(), doubled
+expected = -values.reshape(N, THREADS).T.ravel()  # thread t's item k: values[t + k * THREADS]
+assert (negated == expected).all(), (negated, expected)
 tid = np.arange(THREADS, dtype=np.int32)
 expected = tid + (10 + tid) * 100 + 2 * 10000 + 2 * 100000 + 32 * 1000000
 assert (ranks == expected).all(), (ranks, expected)

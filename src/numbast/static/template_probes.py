@@ -16,10 +16,12 @@ Templates none of whose plain candidates compile get *fallbacks*, tried in a sec
 larger sizes (32, 64, 128) for integer parameters, and arguments of the kinds a kernel passes
 besides numbers: a pointer for a type parameter that is a
 function parameter's whole type (an iterator: CUB's ``LoadDirectBlocked(tid, InputIteratorT,
-T (&)[N])``), and the module's own class types (its structs, and instances of its class
-templates with a call operator, function objects) where a parameter takes a class (cooperative
-groups' ``sync(const TyGroup &)``, ``reduce(group, value, op)``). Every fallback is a type the
-module binds, so an instance that compiles is one a kernel can make.
+T (&)[N])``), and the module's own class types (its structs, and function objects: instances
+of its class templates with a call operator and its structs with one, of each number of call
+arguments) where a parameter takes a class (cooperative groups' ``sync(const TyGroup &)``,
+``reduce(group, value, op)``), pointers and a function object last together (CUB's
+``load_transform_direct_striped(tid, It, T (&)[N], TransformOp)``). Every fallback is a type
+the module binds, so an instance that compiles is one a kernel can make.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from numbast.core.rows import TEMPLATE_PARAMETER, TYPE_PARAMETER
+from numbast.planning.member_kinds import CALL_OPERATOR
 
 # Round r gives every type parameter TYPE_ARGUMENTS[r] and every integer one INTEGER_ARGUMENTS[r].
 TYPE_ARGUMENTS = ("int", "unsigned int", "float", "double", "long long", "unsigned long long")
@@ -123,25 +126,62 @@ def module_class_types(planned: Any) -> ClassTypes:
         if index not in nested
     )
     classes = tuple(dict.fromkeys(spelling for *_rank, spelling in ranked))[:MAX_CLASSES]
-    function_objects, sized, templates = [], [], []
+    function_objects: list[tuple[str, frozenset[int]]] = []  # (C++ spelling, call arities)
+    sized, templates = [], []
     for row in planned.class_templates:
         arguments = representative_arguments(row.params, 0)
         if arguments is None:
             continue
-        calls = any(member.name == "__call__" for member in row.members)
+        arities = _call_arities(row.members)
+        calls = bool(arities)
         if calls:
-            function_objects.append(template_id(row.qual_name, arguments))
+            function_objects.append((template_id(row.qual_name, arguments), arities))
         if arguments == [INTEGER_ARGUMENTS[0]] and row.members:
             sized.append(template_id(row.qual_name, [SIZED_INSTANCE]))
         if len(row.params) == 1 and row.params[0].kind == TYPE_PARAMETER:
             templates.insert(sum(1 for t in templates if t[1]) if calls else len(templates),
                              (_global(row.qual_name), calls))  # fmt: skip
+    for index, (row, body) in enumerate(planned.structs):
+        # A struct with a call operator is a function object too (``cuda::std::identity``).
+        arities = _call_arities((*body.members, *body.member_templates), receiver=True)
+        if arities and index not in nested and index not in specializations:
+            function_objects.append((_global(row.qual_name), arities))
     return ClassTypes(
         classes,
-        tuple(function_objects[:MAX_FUNCTION_OBJECTS]),
+        _function_objects_of_each_arity(function_objects),
         tuple(sized[:MAX_SIZED]),
         tuple(name for name, _calls in templates),
     )
+
+
+def _call_arities(members: Sequence[Any], receiver: bool = False) -> frozenset[int]:
+    """How many arguments the call operators among ``members`` take: template callables'
+    parameters, or (``receiver``) a struct's member rows, whose calls take the object first
+    (a member template of a struct is a template callable: its parameters alone)."""
+    arities = set()
+    for member in members:
+        if member.name != CALL_OPERATOR:
+            continue
+        if hasattr(member, "params"):  # a template callable
+            arities.add(len(member.params))
+        elif receiver:
+            arities.add(len(member.call.arguments) - 1)
+    return frozenset(arities)
+
+
+def _function_objects_of_each_arity(found: Sequence[tuple[str, frozenset[int]]]) -> tuple:
+    """At most MAX_FUNCTION_OBJECTS of ``found``, in order, but the first of each number of
+    call arguments before a second of one already chosen: a template calling its function
+    object with one argument (CUB's ``load_transform_direct_striped``) needs a unary one
+    where the module's first two are binary (``maximum<int>``, ``plus<int>``)."""
+    chosen: list[str] = []
+    covered: set[int] = set()
+    for spelling, arities in found:
+        if not arities <= covered:
+            chosen.append(spelling)
+            covered |= arities
+    chosen += [spelling for spelling, _arities in found if spelling not in chosen]
+    return tuple(chosen[:MAX_FUNCTION_OBJECTS])
 
 
 def _global(qual_name: str) -> str:
@@ -220,6 +260,14 @@ def _fallback_arguments(row: Any, types_: ClassTypes) -> list[list[str]]:
             inside = [i for i in open_types if i not in whole and _inside_a_parameter(row, i)]
             open_types = [i for i in open_types if i in whole]
             found.append([f"{a} *" if i in open_types else a for i, a in enumerate(base)])
+            if len(open_types) > 1:
+                # Iterators and a function object last (CUB's load_transform_direct_striped(
+                # tid, It, T (&)[N], TransformOp)).
+                pointers = {i: f"{base[i]} *" for i in open_types[:-1]}
+                found += [
+                    _with(base, {**pointers, open_types[-1]: function_object})
+                    for function_object in types_.function_objects
+                ]
     objects = types_.function_objects
     for position, index in enumerate(open_types):
         last = position == len(open_types) - 1

@@ -101,6 +101,20 @@ __device__ int pick<Plus>(int a, int b) { return a + b + 1000; }
 template <>
 __device__ int pick<Times>(int a, int b) { return a * b + 2000; }
 
+// A function object called with one argument, its call operator a template (libcu++'s
+// cuda::std::identity): the module's only unary one, beside binary Plus and Times.
+struct Negate {
+  template <class T>
+  __device__ T operator()(T x) const { return -x; }
+};
+
+// An iterator, an array reference and a function object called with one argument, last (CUB's
+// detail::load_transform_direct_striped): a pointer and a unary function object together.
+template <int Threads, class T, int N, class InputIt, class TransformOp>
+__device__ void load_transformed(int tid, InputIt it, T (&items)[N], TransformOp op) {
+  for (int i = 0; i < N; ++i) items[i] = op(it[tid + i * Threads]);
+}
+
 // No argument fits: stays not bound, with the compiler's reason.
 template <class T>
 __device__ int needs_member(T value) { return value.no_such_member(); }
