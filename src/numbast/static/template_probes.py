@@ -142,9 +142,11 @@ def module_class_types(planned: Any) -> ClassTypes:
             templates.insert(sum(1 for t in templates if t[1]) if calls else len(templates),
                              (_global(row.qual_name), calls))  # fmt: skip
     for index, (row, body) in enumerate(planned.structs):
-        # A struct with a call operator is a function object too (``cuda::std::identity``).
+        # A struct whose call operator takes arguments is a function object too
+        # (``cuda::std::identity``); one taking none is a value's getter, not one an algorithm
+        # is given (``integral_constant<bool, false>``).
         arities = _call_arities((*body.members, *body.member_templates), receiver=True)
-        if arities and index not in nested and index not in specializations:
+        if arities - {0} and index not in nested and index not in specializations:
             function_objects.append((_global(row.qual_name), arities))
     return ClassTypes(
         classes,
@@ -260,9 +262,9 @@ def _fallback_arguments(row: Any, types_: ClassTypes) -> list[list[str]]:
             inside = [i for i in open_types if i not in whole and _inside_a_parameter(row, i)]
             open_types = [i for i in open_types if i in whole]
             found.append([f"{a} *" if i in open_types else a for i, a in enumerate(base)])
-            if len(open_types) > 1:
-                # Iterators and a function object last (CUB's load_transform_direct_striped(
-                # tid, It, T (&)[N], TransformOp)).
+            if len(open_types) > 1 and open_types[-1] == _last_parameter_type(row):
+                # Iterators and a function object as the last argument (CUB's
+                # load_transform_direct_striped(tid, It, T (&)[N], TransformOp)).
                 pointers = {i: f"{base[i]} *" for i in open_types[:-1]}
                 found += [
                     _with(base, {**pointers, open_types[-1]: function_object})
@@ -287,6 +289,14 @@ def _fallback_arguments(row: Any, types_: ClassTypes) -> list[list[str]]:
     for index in inside:  # last: the fallbacks tried before they came keep their order
         found += [_with(base, {index: class_type}) for class_type in types_.classes]
     return found[:MAX_FALLBACKS]
+
+
+def _last_parameter_type(row: Any) -> int | None:
+    """The template parameter that is the whole type of a function template's last parameter."""
+    if not row.callable.params:
+        return None
+    pattern = row.callable.params[-1][1].pattern
+    return pattern[1] if pattern[0] == "param" else None
 
 
 def _inside_a_parameter(row: Any, index: int) -> bool:
