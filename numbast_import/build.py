@@ -84,7 +84,7 @@ def generate(
     """Render the bindings of ``mapping`` for ``arch`` as ``module_name`` and compile their
     shims. ``entry_dir`` is where the entry will be (None: in memory only); ``progress`` is
     told each stage (numbast_import.progress)."""
-    from ast_canopy.cache import is_parser_file
+    from ast_canopy.cache import inputs_among
     from numbast.static.module_code import compile_module
     from numbast_import.free_memory import release_free_memory
     from numbast_import.shim_compiler import ShimCompileError
@@ -116,7 +116,8 @@ def generate(
         preamble = rendered.preamble
         if preamble is None:
             preamble = _evaluated_preamble(config, mapping, module_name, filename)
-        read = [p for p in (mapping.header, *rendered.included_files) if not is_parser_file(p)]
+        inputs = inputs_among((mapping.header, *rendered.included_files))  # path -> realpath
+        read = list(inputs)
         included = included_file_hashes(read)
         try:
             compiled = compile_module_shims(
@@ -125,7 +126,7 @@ def generate(
                 f"{module_name}_shims.cu",
                 arch,
                 mapping.header,
-                {os.path.realpath(path): sha for path, sha in included.items()},
+                {inputs[path]: sha for path, sha in included.items()},
                 shim_store,
                 config.clang_include_paths,
                 config.shim_nvrtc_options,

@@ -412,6 +412,40 @@ def test_the_parser_cache_is_inside_the_cache_root(monkeypatch, tmp_path):
     assert parser_cache.persistent_cache_dir() is None
 
 
+def test_inputs_among_resolves_as_realpath_and_leaves_out_parser_files(monkeypatch, tmp_path):
+    # A parse's files resolved a directory at a time must resolve as realpath does: through a
+    # symlinked directory, a symlinked file (into the parser's directory: left out), "..".
+    from ast_canopy import cache as parser_cache
+
+    monkeypatch.setattr(parser_cache, "_chosen", None)
+    parser_cache.use_directory(tmp_path / "parser")
+    (tmp_path / "parser").mkdir(mode=0o700)
+    (tmp_path / "parser" / "stub.h").write_text("")
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    for name in ("a.h", "sub/b.h"):
+        (real / name).write_text("")
+    (tmp_path / "linked").symlink_to(real, target_is_directory=True)
+    (real / "to_stub.h").symlink_to(tmp_path / "parser" / "stub.h")
+    (real / "to_a.h").symlink_to(real / "a.h")
+    monkeypatch.chdir(real)
+    paths = [
+        str(tmp_path / "linked" / "a.h"),
+        str(tmp_path / "linked" / "sub" / ".." / "sub" / "b.h"),
+        str(tmp_path / "linked" / "to_a.h"),
+        str(tmp_path / "linked" / "to_stub.h"),
+        str(tmp_path / "parser" / "stub.h"),
+        "sub/b.h",
+        str(tmp_path / "linked" / "missing.h"),
+    ]
+    inputs = parser_cache.inputs_among(paths)
+    expected = [p for p in paths if "stub" not in p]
+    assert list(inputs) == expected
+    assert inputs == {p: os.path.realpath(p) for p in expected}
+    assert parser_cache.is_parser_file(paths[3]) and not parser_cache.is_parser_file(paths[2])
+    parser_cache.use_directory(None)
+
+
 def test_unsafe_cache_directories_are_refused(tmp_path, monkeypatch):
     root = tmp_path / "cache"
     root.mkdir(mode=0o700)

@@ -23,6 +23,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from ast_canopy import cache_files
@@ -152,16 +153,43 @@ def is_parser_file(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is one of the parser's own files (its stand-in headers and toolkit
     layout), which a parse reports as read but which are no input of the user's: caches keyed
     on a parse's files leave them out (their contents follow from this package's version)."""
-    real = os.path.realpath(path)
+    path = os.fspath(path)
+    return path not in inputs_among([path])
+
+
+def inputs_among(paths: Iterable[str]) -> dict[str, str]:
+    """The paths among ``paths`` that are no file of the parser's own (:func:`is_parser_file`),
+    in their order, each with its realpath. For the hundreds of files a parse read, each
+    directory is resolved once (a realpath is a system call per path component)."""
     places = [persistent_cache_dir()]
     if private_temp_dir.cache_info().currsize:  # made only when a parse needed it
         places.append(private_temp_dir())
-    return any(place and _is_within(real, _real_dir(str(place))) for place in places)
+    parser_dirs = [_real_dir(str(place)) for place in places if place]
+    real_dirs: dict[str, str] = {}
+    inputs = {}
+    for path in paths:
+        real = _realpath(path, real_dirs)
+        if not any(_is_within(real, directory) for directory in parser_dirs):
+            inputs[path] = real
+    return inputs
+
+
+def _realpath(path: str, real_dirs: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, with the realpath of its directory looked up in (or added
+    to) ``real_dirs``: a file that is no symlink resolves to its name in its resolved
+    directory."""
+    directory, name = os.path.split(path)
+    if name in ("", ".", "..") or os.path.islink(path):
+        return os.path.realpath(path)
+    real_dir = real_dirs.get(directory)
+    if real_dir is None:
+        real_dir = real_dirs[directory] = os.path.realpath(directory)
+    return os.path.join(real_dir, name)
 
 
 @functools.lru_cache(maxsize=8)
 def _real_dir(path: str) -> str:
-    # Asked for each of a parse's included files (hundreds): resolved once per directory.
+    # The parser's directories: resolved once per process.
     return os.path.realpath(path)
 
 
