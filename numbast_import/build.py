@@ -6,11 +6,13 @@ their preamble are data of the rendered module. The loader runs it (``numbast_im
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import os
 import shlex
 import sys
+import threading
 import time
 import warnings
 from dataclasses import replace
@@ -84,15 +86,7 @@ def generate(
     """Render the bindings of ``mapping`` for ``arch`` as ``module_name`` and compile their
     shims. ``entry_dir`` is where the entry will be (None: in memory only); ``progress`` is
     told each stage (numbast_import.progress)."""
-    from ast_canopy.cache import inputs_among
-    from numbast.static.module_code import compile_module
-    from numbast_import.free_memory import release_free_memory
-    from numbast_import.shim_compiler import ShimCompileError
-    from numbast_import.shim_units import ShimStore, compile_module_shims
-
     progress = progress if progress is not None else NoProgress()
-    # Units of shims are kept in the root the entry is built into (in memory without one).
-    shim_store = ShimStore(entry_dir.parent.parent if entry_dir is not None else None)
     started = time.time()
     # The mappings that satisfied the schema are remembered in the root's keys/.
     checked_in = entry_dir.parent.parent / KEYS_DIR if entry_dir is not None else None
@@ -103,6 +97,13 @@ def generate(
         config = replace(config, external_types=external_types(mapping.uses))
     while True:
         rendered = _render(config, mapping, module_name, progress)
+        # Imported beside the parse (IMPORTED_BESIDE_THE_PARSE).
+        from ast_canopy.cache import inputs_among
+        from numbast.static.module_code import compile_module
+        from numbast_import.free_memory import release_free_memory
+        from numbast_import.shim_compiler import ShimCompileError
+        from numbast_import.shim_units import ShimStore, compile_module_shims
+
         _report_plan(rendered.decisions, progress)
         source = rendered.source.encode()
         filename = bindings_filename(entry_dir, module_name)
@@ -127,7 +128,8 @@ def generate(
                 arch,
                 mapping.header,
                 {inputs[path]: sha for path, sha in included.items()},
-                shim_store,
+                # Units of shims are kept in the root the entry is built into (else in memory).
+                ShimStore(entry_dir.parent.parent if entry_dir is not None else None),
                 config.clang_include_paths,
                 config.shim_nvrtc_options,
                 module=module_name,
@@ -263,13 +265,18 @@ def _render(config, mapping: HeaderMapping, module_name: str, progress):
     """render_bindings, with its list of declarations left out logged rather than warned (the
     first import shows one progress line; the list stays at the end of the cached module),
     and the parser's failures as ImportErrors naming the mapping."""
+    import ast_canopy.parser  # noqa: F401  (what the parse runs: imported before the rest)
     from ast_canopy.errors import ParseError
     from ast_canopy.toolkit import ToolkitNotFoundError
     from numbast import BindingSkippedWarning
     from numbast.static.renderer import render_bindings
 
+    beside = threading.Thread(
+        target=_import_beside_the_parse, name="numbast-import: beside the parse", daemon=True
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        beside.start()
         try:
             # The installed runtime, not a copy: numbast is installed wherever entries run.
             rendered = render_bindings(
@@ -281,6 +288,8 @@ def _render(config, mapping: HeaderMapping, module_name: str, progress):
             ) from None
         except ToolkitNotFoundError as exc:
             raise ToolkitMissingError(f"cannot import {module_name}: {exc}") from None
+        finally:
+            beside.join()
     for warning in caught:
         if issubclass(warning.category, BindingSkippedWarning):
             logger.info("%s", warning.message)
@@ -289,6 +298,40 @@ def _render(config, mapping: HeaderMapping, module_name: str, progress):
                 warning.message, warning.category, warning.filename, warning.lineno
             )
     return rendered
+
+
+# What a build runs after the parse, imported in the background while clang parses (libclang
+# holds no GIL): on two cores an edit's rebuild pays the parse and these imports (~30 ms) side by
+# side rather than one after the other (benchmarks/NOTES.md, "Edit loop, session 5").
+IMPORTED_BESIDE_THE_PARSE = (
+    "numbast.static.arch_merge",
+    "numbast.static.module_plan",
+    "numbast.static.module_writer",
+    "numbast.static.provenance",
+    "numbast.static.template_probes",
+    "numbast.static.module_code",
+    "numbast.static.coverage",
+    "ast_canopy.cache",
+    "numbast_import.free_memory",
+    "numbast_import.shim_compiler",
+    "numbast_import.shim_units",
+    "numbast_import.header_items",
+    "numbast_import.nvrtc_conditions",
+    "numbast_import.template_coverage",
+)
+
+
+def _import_beside_the_parse() -> None:
+    """Import IMPORTED_BESIDE_THE_PARSE and load NVRTC, ahead of the build's own use."""
+    try:
+        for name in IMPORTED_BESIDE_THE_PARSE:
+            importlib.import_module(name)
+        from numbast.core.nvrtc import nvrtc_version, stand_in_digest
+
+        nvrtc_version()  # loads NVRTC
+        stand_in_digest()
+    except Exception as exc:  # only ahead of time: the build's own use raises it, and reports it
+        logger.debug("importing ahead of the build: %s: %s", type(exc).__name__, exc)
 
 
 def _parse_failure(exc, mapping: HeaderMapping, module_name: str) -> str:

@@ -184,6 +184,42 @@ def test_a_unit_missing_from_the_cache_is_compiled_again(project, tmp_path):
     assert len(left) == len(units) - 2  # the two units the kernels linked are back
 
 
+# Holds the parse until the rest of the build's imports and NVRTC are in: only work running
+# beside the parse brings them (at most 30 s: then the parse goes on without).
+BESIDE_THE_PARSE = """
+import json, sys, time
+import numbast.static.renderer
+planned_first = "numbast.static.module_plan" in sys.modules
+import ast_canopy.parser as parser
+from numbast.core import nvrtc
+from numbast_import.build import IMPORTED_BESIDE_THE_PARSE
+original = parser.parse_translation_unit
+ready = []
+def parse(*args, **kwargs):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not ready:
+        if nvrtc.nvrtc_version.cache_info().currsize:  # loaded last
+            ready.append(all(name in sys.modules for name in IMPORTED_BESIDE_THE_PARSE))
+        time.sleep(0.005)
+    return original(*args, **kwargs)
+parser.parse_translation_unit = parse
+import cuda_headers.lib as lib
+found = {"planned first": planned_first, "ready": ready, "f2": lib.f2.__name__}
+print("RESULT " + json.dumps(found))
+"""
+
+
+def test_the_rest_of_a_build_is_imported_while_clang_parses(project, tmp_path):
+    # An edit's rebuild (issue 22's edit loop) on two cores: the planning and writing code, the
+    # shim compiler and NVRTC are loaded beside the parse, not after it.
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    (tmp_path / "lib.cuh").write_text("\n".join(function(i) for i in range(3)) + "\n")
+    cache = tmp_path / "cache"
+    shutil.copytree(project[1] / "parser", cache / "parser")  # clang's prelude, made once
+    found = result(run_python(BESIDE_THE_PARSE, tmp_path, cache))
+    assert found == {"planned first": False, "ready": [True], "f2": "f2"}
+
+
 def test_a_header_defining_symbols_keeps_one_unit(tmp_path):
     (tmp_path / "pyproject.toml").write_text(PYPROJECT)
     write_header(tmp_path, extra="__device__ float strong(float x) { return x + 2.0f; }\n")

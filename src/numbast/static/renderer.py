@@ -13,14 +13,12 @@ import os
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from numbast.static.arch_merge import merge_declarations
-from numbast.static.config import StaticConfig
-from numbast.static.module_code import ModuleCode
-from numbast.static.module_plan import ModulePlan, plan_module
-from numbast.static.module_writer import write_module
-from numbast.static.provenance import Provenance
-from numbast.static.template_probes import template_probes
+if TYPE_CHECKING:
+    from numbast.static.config import StaticConfig
+    from numbast.static.module_code import ModuleCode
+    from numbast.static.module_plan import ModulePlan
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +83,14 @@ def render_bindings(
             default_device=config.default_device,
         )
         per_arch.append((arch, decls))
+    # What comes after the parse is imported after it: the import system imports it in the
+    # background while clang parses (numbast_import.build, ``imported_meanwhile``).
+    from numbast.static.arch_merge import merge_declarations
+    from numbast.static.module_plan import plan_module
+    from numbast.static.module_writer import write_module
+    from numbast.static.provenance import Provenance
+    from numbast.static.template_probes import template_probes
+
     merged = merge_declarations(per_arch, config.entry_point)
     stage(f"planning {_declaration_count(per_arch[0][1])} declarations of {header}")
     bindings = plan_module(merged, config)
