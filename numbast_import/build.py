@@ -19,7 +19,8 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from numbast_import.cache.key import included_file_hashes, included_file_stamps
+from numbast_import.cache.file_hashes import included_file_hashes
+from numbast_import.cache.key import included_file_stamps
 from numbast_import.cache.manifest import (
     BINDINGS,
     BINDINGS_CODE,
@@ -119,7 +120,7 @@ def generate(
             preamble = _evaluated_preamble(config, mapping, module_name, filename)
         inputs = inputs_among((mapping.header, *rendered.included_files))  # path -> realpath
         read = list(inputs)
-        included = included_file_hashes(read)
+        included = included_file_hashes(read, checked_in)
         try:
             compiled = compile_module_shims(
                 preamble,
@@ -326,6 +327,7 @@ def _import_beside_the_parse() -> None:
     try:
         for name in IMPORTED_BESIDE_THE_PARSE:
             importlib.import_module(name)
+        _ = importlib.import_module("ast_canopy").__version__  # the provenance's (metadata)
         from numbast.core.nvrtc import nvrtc_version, stand_in_digest
 
         nvrtc_version()  # loads NVRTC

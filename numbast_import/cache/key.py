@@ -184,13 +184,9 @@ def lookup_digest(components: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def included_file_hashes(paths: Iterable[str]) -> dict[str, str]:
-    return {path: file_sha256(path) for path in sorted(set(paths))}
-
-
 # A file modified this recently may change again within the file system's time granularity
 # without its stamp changing: its stamp is not trusted (git's "racy" files, ccache's too-new).
-_STAMP_SETTLE_S = 2.0
+STAMP_SETTLE_S = 2.0
 
 
 def included_file_stamps(paths: Iterable[str], now: float) -> dict[str, list[int]]:
@@ -201,7 +197,7 @@ def included_file_stamps(paths: Iterable[str], now: float) -> dict[str, list[int
             info = os.stat(path)
         except OSError:
             continue
-        if info.st_mtime < now - _STAMP_SETTLE_S:
+        if info.st_mtime < now - STAMP_SETTLE_S:
             stamps[path] = [info.st_size, info.st_mtime_ns]
     return stamps
 
