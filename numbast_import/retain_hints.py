@@ -14,12 +14,11 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 SHOWN = 8  # files named in the warning; the count of the rest follows
-# Patterns, compiled by ``re`` (and kept in its cache) when a warning needs them: every import
-# asks binds_nothing, and compiling them costs a warm import ~0.2 ms.
+# Patterns, compiled by ``re`` (and kept in its cache) when a warning needs them (a warm import
+# imports this module only to warn).
 _INCLUDE = r'(?m)^\s*#\s*include\s*[<"]([^>"]+)[>"]'
 _COMMENTS = r"(?s)//[^\n]*|/\*.*?\*/"
 
@@ -27,13 +26,6 @@ _COMMENTS = r"(?s)//[^\n]*|/\*.*?\*/"
 class NothingBoundWarning(UserWarning):
     """A header module came out empty: its header and retained files declare nothing that
     could be bound (an umbrella header without a ``retain`` list)."""
-
-
-def binds_nothing(coverage: Mapping[str, Any] | None) -> bool:
-    """Whether an entry's coverage (its manifest's) counts no bound declaration at all."""
-    if not coverage:
-        return False
-    return not any(counts.get("bound") for counts in coverage.get("kinds", {}).values())
 
 
 def warn_nothing_bound(

@@ -14,7 +14,8 @@ from numba.cuda import types
 from support import link_kernel_to_cubin
 from wrapper_imports import imported_header
 
-from numbast_import.retain_hints import NothingBoundWarning, binds_nothing, retain_candidates
+from numbast_import.cache.manifest import binds_nothing
+from numbast_import.retain_hints import NothingBoundWarning, retain_candidates
 
 UMBRELLA = Path(__file__).parent / "data" / "libraries" / "umbrella"
 PARTS = [UMBRELLA / "parts" / "scale.cuh", UMBRELLA / "parts" / "offset.cuh"]

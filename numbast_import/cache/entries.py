@@ -8,8 +8,10 @@ Lookups search the read-only layers first, then the writable root. They take no 
 nothing but, at most hourly, the entry directory's modification time: its last use, which
 ``numbast-cache prune`` reads. Every directory on the way and every file read is checked as cached
 code must be (owned by you, or root in a layer; writable by no one else: ``CacheSafetyError``
-otherwise); every artifact is hashed against the manifest. An entry that is not intact is a miss
-with one warning per process; one whose key differs is a miss with an info line.
+otherwise); every artifact is hashed against the manifest, except those the kind says no hit
+loads (``EntryKind.not_loaded``: a header module's source), which a lookup checks for being there
+and safe only (``verify`` reads and hashes them). An entry that is not intact is a miss with one
+warning per process; one whose key differs is a miss with an info line.
 
 Builders take the entry's lock (``numbast_import.cache.lock``), look again, make the artifacts,
 write them into a private staging directory beside the entry, the manifest last, and move it
@@ -22,7 +24,8 @@ The single files of an entry (trusted reads, publishing, removal, its last use) 
 ``numbast_import.cache.entry_files``.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple turns string annotations
+# into ForwardRefs, compiling each when a warm import defines the classes below.
 
 import errno
 import json
@@ -47,7 +50,7 @@ from numbast_import.cache.entry_files import (
 )
 from numbast_import.cache.key import component_differences
 from numbast_import.cache.manifest import MANIFEST, EntryKind, manifest_problem, sha256
-from numbast_import.cache.root import check_safe
+from numbast_import.cache.root import check_safe, refuse_unsafe
 from numbast_import.errors import CacheSafetyError
 
 logger = logging.getLogger(__name__)
@@ -170,7 +173,7 @@ class EntryStore:
             return None
         for directory in self.directories(root, path):
             check_safe(directory, shared=shared)
-        manifest, artifacts, problems = self.read(path, shared)
+        manifest, artifacts, problems = self.read(path, shared, hit=True)
         if manifest is None:
             warn_once(
                 f"damaged:{path}",
@@ -198,12 +201,13 @@ class EntryStore:
         return reasons + (judge(manifest) if judge is not None and not reasons else [])
 
     def read(
-        self, path: Path, shared: bool = False, strict: bool = True
+        self, path: Path, shared: bool = False, strict: bool = True, hit: bool = False
     ) -> tuple[dict[str, Any] | None, dict[str, bytes], list[str]]:
         """The manifest, the artifacts, and every reason the entry at ``path`` is not intact
         (none when it is). Each file is read once: what was checked is what the caller uses.
         A file that is not safe to trust raises CacheSafetyError (``strict=False``: is one of
-        the reasons)."""
+        the reasons). ``hit``: a lookup's reading, which leaves the kind's ``not_loaded``
+        artifacts out of what it returns, and checks them for being there and safe only."""
         problems: list[str] = []
         try:
             raw = read_trusted(path / MANIFEST, shared)
@@ -224,6 +228,11 @@ class EntryStore:
             return None, {}, [problem]
         artifacts: dict[str, bytes] = {}
         for name, digest in manifest["artifacts"].items():
+            if hit and name in self.kind.not_loaded:
+                problem = _absent_or_unsafe(path / name, shared, strict)
+                if problem:
+                    problems.append(problem)
+                continue
             try:
                 data = read_trusted(path / name, shared)
             except CacheSafetyError as exc:
@@ -369,6 +378,22 @@ class EntryStore:
     def directories(self, root: Path, path: Path) -> list[Path]:
         """The directories a lookup of the entry ``path`` passes, from ``root`` down."""
         return [root, *directories_between(root, path)]
+
+
+def _absent_or_unsafe(path: Path, shared: bool, strict: bool) -> str | None:
+    """Why the artifact ``path``, which a hit does not read, fails a hit: missing, or not safe
+    to trust (CacheSafetyError when ``strict``)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return f"{path.name} missing"
+    try:
+        refuse_unsafe(path, info, shared)
+    except CacheSafetyError as exc:
+        if strict:
+            raise
+        return str(exc)
+    return None
 
 
 def _write_entry(staging: Path, artifacts: Mapping[str, bytes], manifest: dict[str, Any]) -> None:

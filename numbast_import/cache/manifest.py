@@ -19,7 +19,8 @@ of ``bindings.py`` and the marshalled code. A hit runs it without compiling, as 
 a checked .pyc, after checking the magic number and the source hash.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple turns string annotations
+# into ForwardRefs, compiling each when a warm import defines the classes below.
 
 import hashlib
 import importlib.util
@@ -130,6 +131,14 @@ def _coverage(value: Any) -> bool:
     )
 
 
+def binds_nothing(coverage: Mapping[str, Any] | None) -> bool:
+    """Whether an entry's coverage (its manifest's) counts no bound declaration at all (its
+    import then warns: ``numbast_import.retain_hints``, imported only then)."""
+    if not coverage:
+        return False
+    return not any(counts.get("bound") for counts in coverage.get("kinds", {}).values())
+
+
 STRING = FieldType("a string", lambda v: isinstance(v, str))
 STRING_OR_NULL = FieldType("a string or null", lambda v: v is None or isinstance(v, str))
 INTEGER = FieldType("an integer", _is_int)
@@ -194,7 +203,12 @@ class EntryKind(NamedTuple):
     optional: Mapping[str, FieldType] = MappingProxyType({})
     artifacts: tuple[str, ...] = ()
     sharded: bool = True  # <directory>/<2 hex>/<digest>/, else <directory>/<digest>/
+    # A last check of the artifacts read (a hit's reading leaves ``not_loaded`` out).
     check: Callable[[Mapping[str, bytes]], str | None] | None = None
+    # Artifacts no hit executes or loads (a header module's source: its code object runs):
+    # a lookup checks that they are there and safe to trust, and reads and hashes them not;
+    # ``numbast-cache verify`` reads and hashes every artifact.
+    not_loaded: tuple[str, ...] = ()
 
 
 def manifest_problem(manifest: Any, kind: EntryKind) -> str | None:
@@ -230,13 +244,14 @@ def code_to_pyc(code: types.CodeType, source: bytes) -> bytes:
     return header + importlib.util.source_hash(source) + marshal.dumps(code)
 
 
-def pyc_problem(pyc: bytes, source: bytes) -> str | None:
-    """Why ``pyc`` cannot be run as the code of ``source`` (None when it can)."""
+def pyc_problem(pyc: bytes, source: bytes | None) -> str | None:
+    """Why ``pyc`` cannot be run as the code of ``source`` (None when it can; ``source``
+    None: a hit, which does not read the source, checks the rest)."""
     if pyc[:4] != importlib.util.MAGIC_NUMBER:
         return f"{BINDINGS_CODE} was compiled by another Python version (magic {pyc[:4].hex()})"
     if int.from_bytes(pyc[4:8], "little") != _PYC_CHECKED_HASH:
         return f"{BINDINGS_CODE} is not a checked hash-based .pyc"
-    if pyc[8:16] != importlib.util.source_hash(source):
+    if source is not None and pyc[8:16] != importlib.util.source_hash(source):
         return f"{BINDINGS_CODE} was not compiled from this {BINDINGS}"
     return None
 
@@ -258,7 +273,7 @@ def _with_filename(code: types.CodeType, filename: str) -> types.CodeType:
 
 
 def _header_artifacts_problem(artifacts: Mapping[str, bytes]) -> str | None:
-    return pyc_problem(artifacts[BINDINGS_CODE], artifacts[BINDINGS])
+    return pyc_problem(artifacts[BINDINGS_CODE], artifacts.get(BINDINGS))
 
 
 HEADER = EntryKind(
@@ -278,6 +293,9 @@ HEADER = EntryKind(
     },
     artifacts=ARTIFACTS,
     check=_header_artifacts_problem,
+    # The module's source: tracebacks and inspect read it from the file; its code object,
+    # hashed with the source's hash inside, is what runs.
+    not_loaded=(BINDINGS,),
 )
 
 # A compiled SourceModule: kernel.<target> and source.cu; the key is the whole compile request.

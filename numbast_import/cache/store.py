@@ -12,7 +12,8 @@ binds a half-written file, and is hit on every import). Otherwise the module is 
 from memory, and the next import builds again.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple turns string annotations
+# into ForwardRefs, compiling each when a warm import defines the classes below.
 
 import os
 import time

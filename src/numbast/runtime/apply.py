@@ -12,7 +12,8 @@ module's own copy of the runtime when numbast is not installed), so it re-export
 module uses.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: typing.NamedTuple turns string annotations
+# into ForwardRefs, compiling each when a warm import defines the classes below.
 
 import operator
 import threading
