@@ -19,6 +19,7 @@ size of header, which keeps the module small to compile and fast to import.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -122,14 +123,17 @@ def rows_block(
 # -- the module -------------------------------------------------------------------------------
 
 
-def runtime_block(embed_runtime: bool, plan: ModulePlan | None = None, units: bool = False) -> str:
-    """``units``: the module links shim units compiled beside it (``unit_files_block``)."""
+def runtime_block(
+    embed_runtime: bool, plan: ModulePlan | None = None, units: bool = False, code: str = ""
+) -> str:
+    """``units``: the module links shim units compiled beside it (``unit_files_block``);
+    ``code``: the module's code that uses the runtime (a copy keeps what it names)."""
     if not embed_runtime:
         return "from numbast.runtime import apply as _nb_runtime\n"
     features = runtime_features(plan) if plan is not None else list(FEATURES)
     if units and UNIT_FILES not in features:
         features.append(UNIT_FILES)
-    return runtime_copy(features)
+    return runtime_copy(features, re.findall(r"[A-Za-z_]\w*", code))
 
 
 def unit_files_block() -> str:
@@ -272,9 +276,12 @@ def write_module(
         f"{'numba-cuda only' if embed_runtime else 'numbast'}. Use the names\nbelow inside "
         '@cuda.jit kernels; kernels need no link= argument.\n"""\n\n',
         "".join(f"{statement}\n" for statement in config.additional_imports),
-        runtime_block(embed_runtime, plan, units),
+        _RUNTIME,  # made last: a copy carries what the rest names
         "\n",
+        # Data, a row to a line: formatters (ruff format, black) leave it so.
+        "# fmt: off\n" if embed_runtime else "",
         rows_text,
+        "# fmt: on\n" if embed_runtime else "",
         "\n",
         f"_nb_runtime.warn_if_older_cuda({literal((major, minor))}, __name__, {regenerate})\n",
         _shim_library_block(config, plan, embed_runtime),
@@ -298,6 +305,8 @@ def write_module(
         _assigned("__numbast_types__", tuple(plan.exported_types()), constants),
         _skipped_comment(plan.skipped),
     ]
+    code = "".join(part for part in parts if isinstance(part, str) and part is not _RUNTIME)
+    parts[parts.index(_RUNTIME)] = runtime_block(embed_runtime, plan, units, code)
     source = "".join(part if isinstance(part, str) else part[0] for part in parts)
     if constants is None:
         return WrittenModule(source, tuple(writer.shims))
@@ -305,6 +314,10 @@ def write_module(
     return WrittenModule(
         source, tuple(writer.shims), ModuleCode(skeleton, tuple(constants.constants))
     )
+
+
+# Where the runtime block goes in write_module's parts (an object of its own, compared by id).
+_RUNTIME = "<the runtime block>"
 
 
 def _assigned(name: str, value: tuple, constants: RowConstants | None) -> tuple[str, str]:

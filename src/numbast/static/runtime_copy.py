@@ -22,6 +22,7 @@ from numbast.core.cxx_names import NATIVE_TWIN_TYPES, toolkit_vector_function
 from numbast.core.shim_text import SETITEM
 from numbast.static.literals import source_literal
 from numbast.static.planned_module import ModulePlan
+from numbast.static.source_pruning import without_unused_definitions
 
 # The runtime's modules are named relative to this package: ``runtime.apply``, ``core.rows``.
 SOURCE_PACKAGE = "numbast"
@@ -209,11 +210,14 @@ def compact(source: str) -> str:
     return "".join(f"{line}\n" for line in ast.unparse(tree).splitlines() if line.strip())
 
 
-def runtime_copy(features: Iterable[str] = tuple(FEATURES)) -> str:
-    """The generated module's runtime block: the sources (for ``features``), the loader, and
+def runtime_copy(features: Iterable[str] = tuple(FEATURES), uses: Iterable[str] = ()) -> str:
+    """The generated module's runtime block: the sources (for ``features``, without what
+    neither they nor the module's code, which names ``uses``, use), the loader, and
     ``_nb_runtime``."""
     features = list(features)
-    sources = [(name, compact(source)) for name, source in runtime_sources(features)]
+    whole = [(name, compact(source)) for name, source in runtime_sources(features)]
+    pruned = without_unused_definitions(whole, ENTRY_MODULE, uses)
+    sources = [(name, compact(source)) for name, source in pruned]
     digest = hashlib.sha256()
     for name, source in sources:
         digest.update(name.encode() + b"\0" + source.encode() + b"\0")
@@ -227,7 +231,8 @@ def runtime_copy(features: Iterable[str] = tuple(FEATURES)) -> str:
         "# of its own; every copy shares one registration state with the installed runtime.\n"
         "# Carried for this module's rows:\n"
         + carried
-        + f"_NB_RUNTIME_SOURCES = (\n{entries})\n\n\n"
+        # The sources are data to formatters (ruff format, black): a module to a line pair.
+        + f"# fmt: off\n_NB_RUNTIME_SOURCES = (\n{entries})\n# fmt: on\n\n\n"
         f"{_LOADER}\n\n"
         f"_nb_runtime = _nb_load_runtime({package!r}, _NB_RUNTIME_SOURCES, {ENTRY_MODULE!r})\n"
     )
