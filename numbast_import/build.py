@@ -1,41 +1,36 @@
-"""Building a cache entry: render the bindings (the static generator: parse, plan, write),
-compile their shims to LTO-IR, and compile the module's source to a code object, so that every
-import (this one too) runs it without compiling. Nothing here runs the module: its shims and
-their preamble are data of the rendered module. The loader runs it (``numbast_import.loader``).
+"""Building a cache entry: render the bindings (the static generator: parse, plan, write) and
+compile the module's source to a code object (``numbast_import.build_front``, in this process
+or, for a big header, in a child: ``numbast_import.build_process``), then compile their shims to
+LTO-IR, so that every import (this one too) runs it without compiling. Nothing here runs the
+module: its shims and their preamble are data of the rendered module. The loader runs it
+(``numbast_import.loader``).
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 import os
 import shlex
 import sys
-import threading
 import time
-import warnings
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from numbast_import.cache.file_hashes import included_file_hashes
 from numbast_import.cache.key import included_file_stamps
 from numbast_import.cache.manifest import (
     BINDINGS,
     BINDINGS_CODE,
     SHIM_LTOIR,
     SHIM_SOURCE,
-    code_to_pyc,
 )
 from numbast_import.cache.root import KEYS_DIR
 from numbast_import.cache.store import BuildOutput
 from numbast_import.entry_key import bindings_filename
 from numbast_import.errors import (
-    HeaderParseError,
     ImportConfigError,
     ShimCompileImportError,
-    ToolkitMissingError,
 )
 from numbast_import.mapping import HeaderMapping
 from numbast_import.progress import BuildProgress, NoProgress
@@ -87,6 +82,9 @@ def generate(
     """Render the bindings of ``mapping`` for ``arch`` as ``module_name`` and compile their
     shims. ``entry_dir`` is where the entry will be (None: in memory only); ``progress`` is
     told each stage (numbast_import.progress)."""
+    from numbast_import.build_front import render_front
+    from numbast_import.build_process import render_in_child, wants_child
+
     progress = progress if progress is not None else NoProgress()
     started = time.time()
     # The mappings that satisfied the schema are remembered in the root's keys/.
@@ -97,30 +95,19 @@ def generate(
 
         config = replace(config, external_types=external_types(mapping.uses))
     while True:
-        rendered = _render(config, mapping, module_name, progress)
-        # Imported beside the parse (IMPORTED_BESIDE_THE_PARSE).
-        from ast_canopy.cache import inputs_among
-        from numbast.static.module_code import compile_module
-        from numbast_import.free_memory import release_free_memory
+        filename = bindings_filename(entry_dir, module_name)
+        # A big header's front half runs in a child (numbast_import.build_process).
+        front = render_in_child if wants_child(config) else render_front
+        source, pyc, rendered, decisions, probes, included, context, plan = front(
+            config, mapping, module_name, arch, filename, checked_in, progress
+        )
+        # Imported beside the parse (build_front.IMPORTED_BESIDE_THE_PARSE).
         from numbast_import.shim_compiler import ShimCompileError
         from numbast_import.shim_units import ShimStore, compile_module_shims
 
-        _report_plan(rendered.decisions, progress)
-        source = rendered.source.encode()
-        filename = bindings_filename(entry_dir, module_name)
-        code = compile_module(rendered.source, rendered.code, filename)  # the rows not parsed
-        # Marshalled at once, and the rows as objects let go (several times their bytes, held
-        # through NVRTC's compiles otherwise).
-        pyc = code_to_pyc(code, source)
-        del code
-        rendered = replace(rendered, source="", code=None)
-        release_free_memory()  # the parse's and planning's: NVRTC's peak comes next
         preamble = rendered.preamble
         if preamble is None:
             preamble = _evaluated_preamble(config, mapping, module_name, filename)
-        inputs = inputs_among((mapping.header, *rendered.included_files))  # path -> realpath
-        read = list(inputs)
-        included = included_file_hashes(read, checked_in)
         try:
             compiled = compile_module_shims(
                 preamble,
@@ -128,7 +115,7 @@ def generate(
                 f"{module_name}_shims.cu",
                 arch,
                 mapping.header,
-                {inputs[path]: sha for path, sha in included.items()},
+                context,
                 # Units of shims are kept in the root the entry is built into (else in memory).
                 ShimStore(entry_dir.parent.parent if entry_dir is not None else None),
                 config.clang_include_paths,
@@ -136,6 +123,7 @@ def generate(
                 module=module_name,
                 on_round=partial(_report_shims, progress),
                 on_unit=partial(_report_units, progress, len(rendered.shims)),
+                plan=plan,
             )
         except ShimCompileError as exc:
             if exc.wants_default_device and mapping.default_device is None:
@@ -151,30 +139,30 @@ def generate(
     from numbast_import.nvrtc_conditions import hidden_reasons
     from numbast_import.template_coverage import compile_template_probes
 
+    # What NVRTC's next compiles do not need is let go, or held packed (build_front.Later).
+    del rendered, plan
+    rejected = {d.shim: d.location for d in decisions.get() if d.shim in compiled.errors}
     hidden = hidden_reasons(
-        {d.shim: d.location for d in rendered.decisions if d.shim in compiled.errors},
-        preamble,
-        module_name,
-        arch,
-        config.clang_include_paths,
-        config.shim_nvrtc_options,
+        rejected, preamble, module_name, arch, config.clang_include_paths, config.shim_nvrtc_options
     )
-    if rendered.template_probes:
-        candidates = sum(len(probe.candidates) for probe in rendered.template_probes)
+    template_probes = probes.get()
+    if template_probes:
+        candidates = sum(len(probe.candidates) for probe in template_probes)
         progress.stage(
-            f"checking {len(rendered.template_probes)} templates for an instance that compiles "
+            f"checking {len(template_probes)} templates for an instance that compiles "
             f"({candidates} candidates)"
         )
-    probes = compile_template_probes(
-        rendered.template_probes,
+    outcomes = compile_template_probes(
+        template_probes,
         preamble,
         f"{module_name}_template_probes.cu",
         arch,
         config.clang_include_paths,
         config.shim_nvrtc_options,
     )
+    template_probes = None
 
-    artifacts = {BINDINGS: source, BINDINGS_CODE: pyc}
+    artifacts = {BINDINGS: source.get(), BINDINGS_CODE: pyc.get()}
     units: dict = {}
     if compiled.units is None:
         artifacts.update({SHIM_SOURCE: compiled.source.encode(), SHIM_LTOIR: compiled.ltoir})
@@ -185,23 +173,14 @@ def generate(
         included_files=included,
         notes={
             **units,
-            "included_stamps": included_file_stamps(read, started),
+            "included_stamps": included_file_stamps(included, started),
             "shims_left_out": list(compiled.left_out),
             "shims_rejected": dict(compiled.errors),
             "nvrtc_options": list(config.shim_nvrtc_options),
-            "coverage": summarize(rendered.decisions, compiled.errors, probes, hidden),
+            "coverage": summarize(decisions.get(), compiled.errors, outcomes, hidden),
             "project": mapping.pyproject or mapping.source,
             "regenerate": regenerate,
         },
-    )
-
-
-def _report_plan(decisions, progress) -> None:
-    from numbast.static.coverage import BOUND
-
-    bound = sum(1 for decision in decisions if decision.outcome == BOUND)
-    progress.stage(
-        f"planned {len(decisions)} declarations: {bound} bound, {len(decisions) - bound} left out"
     )
 
 
@@ -260,88 +239,3 @@ def _evaluated_preamble(config, mapping: HeaderMapping, module_name: str, filena
             f"{type(exc).__name__}: {exc}; fix it in {mapping.source}"
         ) from None
     return shim_preamble(str(include), config.predefined_macros)
-
-
-def _render(config, mapping: HeaderMapping, module_name: str, progress):
-    """render_bindings, with its list of declarations left out logged rather than warned (the
-    first import shows one progress line; the list stays at the end of the cached module),
-    and the parser's failures as ImportErrors naming the mapping."""
-    import ast_canopy.parser  # noqa: F401  (what the parse runs: imported before the rest)
-    from ast_canopy.errors import ParseError
-    from ast_canopy.toolkit import ToolkitNotFoundError
-    from numbast import BindingSkippedWarning
-    from numbast.static.renderer import render_bindings
-
-    beside = threading.Thread(
-        target=_import_beside_the_parse, name="numbast-import: beside the parse", daemon=True
-    )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        beside.start()
-        try:
-            # The installed runtime, not a copy: numbast is installed wherever entries run.
-            rendered = render_bindings(
-                config, embed_runtime=False, on_stage=progress.stage, with_code=True
-            )
-        except ParseError as exc:
-            raise HeaderParseError(
-                _parse_failure(exc, mapping, module_name), exc.diagnostics, name=module_name
-            ) from None
-        except ToolkitNotFoundError as exc:
-            raise ToolkitMissingError(f"cannot import {module_name}: {exc}") from None
-        finally:
-            beside.join()
-    for warning in caught:
-        if issubclass(warning.category, BindingSkippedWarning):
-            logger.info("%s", warning.message)
-        else:
-            warnings.warn_explicit(
-                warning.message, warning.category, warning.filename, warning.lineno
-            )
-    return rendered
-
-
-# What a build runs after the parse, imported in the background while clang parses (libclang
-# holds no GIL): on two cores an edit's rebuild pays the parse and these imports (~30 ms) side by
-# side rather than one after the other (benchmarks/NOTES.md, "Edit loop, session 5").
-IMPORTED_BESIDE_THE_PARSE = (
-    "numbast.static.arch_merge",
-    "numbast.static.module_plan",
-    "numbast.static.module_writer",
-    "numbast.static.provenance",
-    "numbast.static.template_probes",
-    "numbast.static.module_code",
-    "numbast.static.coverage",
-    "ast_canopy.cache",
-    "numbast_import.free_memory",
-    "numbast_import.shim_compiler",
-    "numbast_import.shim_units",
-    "numbast_import.header_items",
-    "numbast_import.nvrtc_conditions",
-    "numbast_import.template_coverage",
-)
-
-
-def _import_beside_the_parse() -> None:
-    """Import IMPORTED_BESIDE_THE_PARSE and load NVRTC, ahead of the build's own use."""
-    try:
-        for name in IMPORTED_BESIDE_THE_PARSE:
-            importlib.import_module(name)
-        _ = importlib.import_module("ast_canopy").__version__  # the provenance's (metadata)
-        from numbast.core.nvrtc import nvrtc_version, stand_in_digest
-
-        nvrtc_version()  # loads NVRTC
-        stand_in_digest()
-    except Exception as exc:  # only ahead of time: the build's own use raises it, and reports it
-        logger.debug("importing ahead of the build: %s: %s", type(exc).__name__, exc)
-
-
-def _parse_failure(exc, mapping: HeaderMapping, module_name: str) -> str:
-    listing = "\n".join(f"  {d}" for d in exc.diagnostics)
-    count = len(exc.diagnostics)
-    return (
-        f"cannot import {module_name}: clang could not parse {exc.header} ({count} "
-        f"error{'s' if count != 1 else ''}):\n{listing}\nFix the header, or give the include-dirs "
-        f"or defines it needs in {mapping.source}; to bind what clang could read anyway, set "
-        "bypass-parse-error = true there"
-    )

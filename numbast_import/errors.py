@@ -8,6 +8,11 @@ The loader hands these to the user without traceback frames from the import syst
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 
 class HeaderImportError(ImportError):
     """A header module that cannot be imported; the message says why and what to change."""
@@ -29,7 +34,10 @@ class HeaderParseError(HeaderImportError):
     """clang could not parse a mapped header; ``diagnostics`` holds its errors, one
     ``file:line:col: severity: message`` each."""
 
-    def __init__(self, message: str, diagnostics: list[str], **kwargs: str | None) -> None:
+    # ``diagnostics`` has a default so that the error pickles (ImportError's pickle calls the
+    # class with the message alone, then restores the attributes): a child process that
+    # parsed a big header sends it (numbast_import.build_process).
+    def __init__(self, message: str, diagnostics: Sequence[str] = (), **kwargs: str | None) -> None:
         super().__init__(message, **kwargs)
         self.diagnostics = list(diagnostics)
 

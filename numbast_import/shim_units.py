@@ -33,7 +33,6 @@ shim's at once.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import shutil
@@ -46,13 +45,12 @@ from typing import NamedTuple
 from numbast.core import ptx_symbols
 from numbast_import.cache.entries import EntryStore, Made
 from numbast_import.cache.manifest import SHIM, SHIM_PRELUDE
-from numbast_import.digests import framed_digest
-from numbast_import.shim_keys import AVERAGE_UNIT, shim_keys, units_of
+from numbast_import.shim_keys import AVERAGE_UNIT, units_of
+from numbast_import.shim_unit_plan import UnitPlan, plan_units
+from numbast_import.shim_unit_plan import digest as _digest
 
 logger = logging.getLogger(__name__)
 
-# Bump when how units are compiled changes (their source's layout, the check's rule).
-UNIT_FORMAT = 1
 UNIT = "unit.ltoir"
 CHECK = "check.json"
 PRELUDE = "prelude.pch"
@@ -121,8 +119,11 @@ class ShimStore:
         self, digest: str, ltoir: bytes, rejected: Mapping[str, str], keys: Mapping[str, str]
     ) -> None:
         fields = {"shims_rejected": dict(rejected), "shims": dict(keys)}
-        self.units.put(digest, {"unit": digest}, Made({UNIT: ltoir}, fields))
-        _MEMORY[digest] = (ltoir, dict(rejected))
+        entry = self.units.put(digest, {"unit": digest}, Made({UNIT: ltoir}, fields))
+        # Kept here only when not stored (an unwritable root): a stored unit is read when a
+        # kernel links it, and a big header's units are tens of MB, held through NVRTC else.
+        if entry.path is None:
+            _MEMORY[digest] = (ltoir, dict(rejected))
 
     def check(self, digest: str) -> Check | None:
         """What the header behind the check ``digest`` defines; None: unknown."""
@@ -154,29 +155,6 @@ class ShimStore:
         return None if entry.path is None else entry.path / PRELUDE
 
 
-def _digest(*parts: object) -> str:
-    return framed_digest(*(str(part) for part in parts))
-
-
-_RULES: list[str] = []
-
-
-def _rules_digest() -> str:
-    """A digest of the code that decides a unit's key and content (these modules, the shim
-    compiler's unit layout), so that a checkout changing how keys follow a header never reuses
-    units keyed by the old rules."""
-    if not _RULES:
-        here = Path(__file__).parent
-        names = ("header_tokens.py", "header_names.py", "header_items.py", "shim_keys.py")
-        names += ("digests.py", "shim_units.py", "shim_compiler.py")
-        paths = [here / name for name in names] + [Path(ptx_symbols.__file__)]
-        digest = hashlib.sha256()
-        for path in paths:
-            digest.update(path.read_bytes())
-        _RULES.append(digest.hexdigest())
-    return _RULES[0]
-
-
 def compile_module_shims(
     preamble: str,
     shims: Sequence[tuple[str, str]],
@@ -190,14 +168,14 @@ def compile_module_shims(
     module: str = "",
     on_round: Callable[[int, int], None] | None = None,
     on_unit: Callable[[int, int], None] | None = None,
+    plan: UnitPlan | None = None,
 ) -> ModuleShims:
     """Compile ``shims`` (see the module docstring). ``header`` is the mapped header's path,
     ``context_files`` path -> sha256 of the other files its parse read. ``on_round`` is told
     what ``compile_shims_to_ltoir`` tells it when the shims are one unit, ``on_unit(done,
-    of)`` how many of the units to compile are done. Raises
-    ShimCompileError (``numbast_import.shim_compiler``) when the header alone does not
-    compile."""
-    from numbast.core.nvrtc import nvrtc_version, stand_in_digest, unit_options
+    of)`` how many of the units to compile are done. ``plan``: ``plan_units`` of these
+    arguments, when already worked out. Raises ShimCompileError
+    (``numbast_import.shim_compiler``) when the header alone does not compile."""
     from numbast_import.shim_compiler import compile_shims_to_ltoir
 
     def single() -> ModuleShims:
@@ -208,19 +186,9 @@ def compile_module_shims(
 
     if not shims:
         return single()
-    options = unit_options(arch, lto=True, user_dirs=include_dirs, extra=nvrtc_options)
-    files = sorted((p, h) for p, h in context_files.items() if p != header)
-    context = _digest(
-        UNIT_FORMAT,
-        _rules_digest(),
-        nvrtc_version(),
-        stand_in_digest(),
-        *options,
-        preamble,
-        *(f for p in files for f in p),
-    )
-    text = Path(header).read_text(encoding="utf-8", errors="surrogateescape")
-    keys = shim_keys(text, shims, context, options)
+    if plan is None:
+        plan = plan_units(preamble, shims, arch, header, context_files, include_dirs, nvrtc_options)
+    keys = plan.keys
     texts = dict(shims)
 
     def cut(scale: int):
@@ -233,8 +201,7 @@ def compile_module_shims(
 
     units, found, missing = cut(1)
     builder = _UnitBuilder(preamble, name, arch, include_dirs, nvrtc_options, store, module)
-    check = builder.check(text, context, precompile=len(missing) >= PCH_MIN_UNITS)
-    _forget_items()  # a big header's items are tens of MB, held through NVRTC otherwise
+    check = builder.check(plan, precompile=len(missing) >= PCH_MIN_UNITS)
     if check.defines:
         logger.info("%s: the header defines symbols of its own; its shims stay one unit", name)
         return single()
@@ -250,23 +217,13 @@ def compile_module_shims(
             on_unit(number, len(missing))
         compiled = builder.compile([(n, texts[n]) for n in names])
         store.put_unit(digest, compiled.ltoir, compiled.errors, {n: keys[n] for n in names})
-        found[digest] = (compiled.ltoir, dict(compiled.errors))
+        found[digest] = (b"", dict(compiled.errors))  # its LTO-IR not held (put_unit)
     for digest, _names in units:
         errors.update(found[digest][1])
     logger.info(
         "%s: %d shims in %d units, %d compiled now", name, len(shims), len(units), len(missing)
     )
     return ModuleShims(units, errors=errors)
-
-
-def _forget_items() -> None:
-    """Let the header's items go (remembered for the keys and the check, both done) and hand
-    the memory back before NVRTC's compiles."""
-    from numbast_import.free_memory import release_free_memory
-    from numbast_import.header_items import header_items
-
-    header_items.cache_clear()
-    release_free_memory()
 
 
 def _uses_precompiled(check: Check) -> bool:
@@ -289,30 +246,22 @@ class _UnitBuilder:
         self.precompiled: Path | None = None
         self.constant_names: frozenset[str] = frozenset()
 
-    def check(self, text: str, context: str, precompile: bool) -> Check:
+    def check(self, plan: UnitPlan, precompile: bool) -> Check:
         """What the header alone defines (see the module docstring); ``precompile``: also find
         or make NVRTC's precompiled preamble where units will use it (one compile of the
         header alone does both when neither is cached)."""
-        from numbast_import.header_items import constant_names, header_items
-
-        items = header_items(text)  # not on a warm import's way
-        if items is None:
-            relevant, self.constant_names = [text], frozenset()
-        else:
-            relevant = [i.digest for i in items if i.may_define or not i.declares or i.constant]
-            self.constant_names = constant_names(items)
-        digest = _digest("check", context, *relevant)
-        known = self.store.check(digest)
+        self.constant_names = plan.constant_names
+        known = self.store.check(plan.check)
         if known is None:
             # Not for a header of many constants, whose units would not use it (_scale).
             precompile = precompile and _scale(len(self.constant_names)) == 1
-            ptx = self.precompile(context, text) if precompile else None
+            ptx = self.precompile(plan) if precompile else None
             if ptx is None:
                 ptx = self._header_alone()
             known = self._check_of(ptx)
-            self.store.put_check(digest, known)
+            self.store.put_check(plan.check, known)
         elif precompile and _uses_precompiled(known):
-            self.precompile(context, text)
+            self.precompile(plan)
         if not _uses_precompiled(known):
             self.precompiled = None
         return known
@@ -342,9 +291,9 @@ class _UnitBuilder:
         finally:
             release_free_memory()  # NVRTC's (see numbast_import.free_memory)
 
-    def precompile(self, context: str, text: str) -> str | None:
-        """Find or make NVRTC's precompiled preamble of the header ``text``, where this NVRTC
-        can; returns the PTX of the header alone when making it compiled that."""
+    def precompile(self, plan: UnitPlan) -> str | None:
+        """Find or make NVRTC's precompiled preamble of the header ``plan`` was made of, where
+        this NVRTC can; returns the PTX of the header alone when making it compiled that."""
         from numbast.core.nvrtc import has_automatic_pch
 
         if not has_automatic_pch():  # NVRTC's precompiled headers came with CUDA 12.8
@@ -352,8 +301,8 @@ class _UnitBuilder:
         # The header's own text is part of the key (``context`` has its included files only):
         # NVRTC uses a precompiled header given with --use-pch even when the header changed
         # since (measured with CUDA 13: a function added afterwards is "undefined").
-        header = _digest("header", text)
-        key = {"context": context, "header": header, "module": self.module, "arch": self.arch}
+        key = {"context": plan.context, "header": plan.header, "module": self.module}
+        key["arch"] = self.arch
         digest = _digest("prelude", json.dumps(key, sort_keys=True))
         self.precompiled = self.store.prelude(digest, key)
         if self.precompiled is not None:

@@ -150,7 +150,11 @@ def test_a_build_lock_held_too_long(project, tmp_path, monkeypatch):
     assert_no_frames_of_ours(printed)
 
 
-def test_a_header_clang_cannot_parse(project):
+# "0": parsed in a child process, as a big header is (numbast_import.build_process): the error
+# the user sees is the same.
+@pytest.mark.parametrize("parse_process_mb", ["", "0"], ids=["in-process", "child"])
+def test_a_header_clang_cannot_parse(project, monkeypatch, parse_process_mb):
+    monkeypatch.setenv("NUMBAST_IMPORT_PARSE_PROCESS_MB", parse_process_mb)
     (project / "include" / "broken.cuh").write_text("struct Broken { int x }\n")
     map_headers(project, 'broken = "include/broken.cuh"\n')
     error, printed = failed_import("cuda_headers.broken")

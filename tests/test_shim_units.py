@@ -192,7 +192,7 @@ import numbast.static.renderer
 planned_first = "numbast.static.module_plan" in sys.modules
 import ast_canopy.parser as parser
 from numbast.core import nvrtc
-from numbast_import.build import IMPORTED_BESIDE_THE_PARSE
+from numbast_import.build_front import IMPORTED_BESIDE_THE_PARSE
 original = parser.parse_translation_unit
 ready = []
 def parse(*args, **kwargs):

@@ -54,6 +54,8 @@ def _numba_cuda_version() -> str:
 # FORMAT_VERSION's). tests/test_import_cache.py checks this list against what build.py imports.
 ENTRY_SHAPING_MODULES = (
     "build.py",
+    "build_front.py",
+    "build_process.py",
     "digests.py",
     "entry_key.py",
     "header_items.py",
@@ -67,6 +69,7 @@ ENTRY_SHAPING_MODULES = (
     "rtc/options.py",
     "shim_compiler.py",
     "shim_keys.py",
+    "shim_unit_plan.py",
     "shim_units.py",
     "template_coverage.py",
     "uses.py",

@@ -47,6 +47,11 @@ def use_directory(path: str | os.PathLike[str] | None) -> None:
     _chosen = _PRIVATE if path is None else Path(path)
 
 
+def chosen_directory() -> Path | None:
+    """The directory use_directory() chose; None for a private one (or none chosen)."""
+    return _chosen if isinstance(_chosen, Path) else None
+
+
 def user_cache_root() -> Path:
     """numbast-import's user cache directory, as ``platformdirs.user_cache_dir`` gives it
     (``$XDG_CACHE_HOME`` or ``~/.cache`` + ``/numbast-import`` on Linux)."""
