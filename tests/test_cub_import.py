@@ -127,16 +127,25 @@ def test_every_cub_primitive_links_to_an_sm90_cubin(cub):
     assert cubin[:4] == b"\x7fELF"
 
 
-def test_coverage_finds_the_unary_function_object_for_load_transform(cub):
+def test_coverage_finds_the_unary_function_object_and_says_what_policies_need(cub):
     """Coverage's instance of load_transform_direct_striped is one the kernel above makes: a
-    pointer for the iterator and the module's unary function object, cuda::std::identity."""
+    pointer for the iterator and the module's unary function object, cuda::std::identity.
+    BlockLoadType and BlockStoreType take a tuning policy (``Policy::BLOCK_THREADS``) that no
+    class of the module is: not bound, and the reason says what the arguments lack."""
     import json
     from pathlib import Path
 
-    manifest = json.loads(Path(cub.__file__).with_name("manifest.json").read_text())
-    instances = manifest["coverage"]["kinds"]["function template"]["instances"]
+    from numbast.static.argument_needs import NEEDS_PREFIX
+
+    coverage = json.loads(Path(cub.__file__).with_name("manifest.json").read_text())["coverage"]
+    instances = coverage["kinds"]["function template"]["instances"]
     instance = instances["cub::detail::load_transform_direct_striped"]
     assert instance.endswith("int *, ::cuda::std::identity>"), instance
+    policies = {i["what"]: i for i in coverage["kinds"]["class template"]["not_bound"]}
+    assert set(policies) == {"cub::BlockLoadType", "cub::BlockStoreType"}
+    for left_out in policies.values():
+        assert left_out["outcome"] == "skipped"
+        assert left_out["reason"].startswith(NEEDS_PREFIX) and "BLOCK_THREADS" in left_out["reason"]
 
 
 # -- numbers -----------------------------------------------------------------------------------

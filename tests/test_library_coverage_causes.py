@@ -6,8 +6,10 @@ groups' thread_group::num_threads); operators a Python kernel has no syntax for
 gaps; ``operator[]`` reads an element (``v[i]``, also on class template instances); and an
 ``operator<`` function template is spelled ``operator< <T>`` (``operator<<T>`` reads as
 ``<<``); an empty tag class declared in a file that is not retained binds with what names it
-(CUB's ``NullType``). Each module is built once (one cache), its kernels linked to an sm_90
-cubin here and run on the GPU."""
+(CUB's ``NullType``); a type metafunction over a tuning policy (CUB's ``BlockLoadType``) binds
+with a policy class of the module, and one that names members no class of the module has says
+so. Each module is built once (one cache), its kernels linked to an sm_90 cubin here and run on
+the GPU."""
 
 from __future__ import annotations
 
@@ -20,9 +22,10 @@ import pytest
 from support import link_kernel_to_cubin
 
 from ast_canopy.nvrtc_hidden import enclosing_conditions, hidden_branches
+from numbast.static.argument_needs import NEEDS_PREFIX, missing_members
 
 DATA = Path(__file__).parent / "data" / "library"
-HEADERS = ("nvrtc_hidden", "python_syntax", "subscripts", "tag_types")
+HEADERS = ("nvrtc_hidden", "python_syntax", "subscripts", "tag_types", "policy_types")
 
 
 @pytest.fixture(scope="module")
@@ -276,6 +279,56 @@ def test_a_kernel_making_and_passing_the_tag_links(modules):
     assert link_kernel_to_cubin(_tag_kernel(module), (types.int32[::1],))
 
 
+# -- type metafunctions over a policy ------------------------------------------------------------
+
+
+def test_a_metafunction_binds_with_the_modules_policy_and_says_what_none_has(modules):
+    from numba import types
+
+    module, coverage = modules["policy_types"]
+    templates = coverage["kinds"]["class template"]
+    assert templates["instances"]["pt::LoaderFor"] == "::pt::LoaderFor<::pt::SmallPolicy, int>"
+    (wide,) = templates["not_bound"]
+    assert wide["what"] == "pt::WideLoaderFor" and wide["outcome"] == "skipped"
+    assert wide["reason"].startswith(f"{NEEDS_PREFIX} (the arguments tried have no member LANES)")
+    chosen = module.LoaderFor[module.SmallPolicy, types.int32].type  # Loader<int, 4>
+    assert chosen is module.Loader[types.int32, 4]._numba_type_
+
+
+def test_argument_needs_are_read_only_from_errors_about_the_arguments():
+    tried = ("::ns::F<int, int>", "::ns::F<::ns::Tag, int>")
+    lacks = ('a.cuh(3): name followed by "::" must be a class or namespace name',
+             'a.cuh(3): class "ns::v1::Tag" has no member "BLOCK_THREADS"')  # fmt: skip
+    assert "no member BLOCK_THREADS" in missing_members(tried, lacks)
+    # A member missing from a class that is no argument (the library's own) is something else.
+    other = (lacks[0], 'a.cuh(3): class "ns::Helper" has no member "BLOCK_THREADS"')
+    assert missing_members(tried, other) is None
+    assert missing_members(tried, (lacks[1], "a.cuh(4): static assertion failed")) is None
+
+
+def _policy_kernel(module):
+    from numba import cuda, types
+
+    Chosen = module.LoaderFor[module.SmallPolicy, types.int32]
+    Loader4 = module.Loader[types.int32, 4]
+
+    def kernel(values, out):
+        i = cuda.grid(1)
+        loaders = cuda.local.array(1, Chosen.type)  # the policy's choice, Loader<int, 4>
+        loaders[0] = Loader4(np.int32(3))
+        out[i] = loaders[0].scaled(values[i])
+
+    return kernel
+
+
+def test_a_kernel_holding_the_metafunctions_type_links(modules):
+    from numba import types
+
+    module, _ = modules["policy_types"]
+    i32 = types.int32[::1]
+    assert link_kernel_to_cubin(_policy_kernel(module), (i32, i32))
+
+
 @pytest.mark.gpu
 def test_the_kernels_compute_on_the_gpu(modules):
     from numba import cuda
@@ -299,3 +352,9 @@ def test_the_kernels_compute_on_the_gpu(modules):
     out = cuda.to_device(np.zeros(2, np.int32))
     tags[1, 1](out)
     np.testing.assert_array_equal(out.copy_to_host(), [7, 7])
+
+    policy = cuda.jit(_policy_kernel(modules["policy_types"][0]))
+    values = np.arange(32, dtype=np.int32) - 5
+    out = cuda.to_device(np.zeros(32, np.int32))
+    policy[1, 32](cuda.to_device(values), out)
+    np.testing.assert_array_equal(out.copy_to_host(), values * 4 + 3)

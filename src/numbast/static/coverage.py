@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+from numbast.static.argument_needs import missing_members
 from numbast.static.library_defects import library_defect
 
 BOUND = "bound"
@@ -164,13 +165,14 @@ def _probed(decision: Decision, outcome: Any, instances: dict[str, dict[str, str
         )
     if outcome.instance is None:
         errors = getattr(outcome, "errors", ())
-        defect = None
+        defect = needs = None
         if len(errors) == len(outcome.tried):
             defect = library_defect(errors, decision.what, decision.where, fixed_types=False)
+            needs = missing_members(outcome.tried, errors)
         return decision._replace(
             outcome=SKIPPED if defect is None else EXCLUDED,
-            reason=f"{defect or 'no instance compiles'} (tried {', '.join(outcome.tried)}): "
-            f"{outcome.error}",
+            reason=f"{defect or needs or 'no instance compiles'} "
+            f"(tried {', '.join(outcome.tried)}): {outcome.error}",
         )
     instances.setdefault(decision.kind, {})[decision.what] = outcome.instance
     return decision
