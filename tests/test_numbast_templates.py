@@ -112,6 +112,18 @@ def test_instantiations_are_cached_and_accept_numpy_types(lib):
     assert lib.Accumulator[types.float32] is lib.Accumulator[types.float32, types.float64]
 
 
+def test_an_instance_is_no_template_but_knows_its_own(lib):
+    """An instance stub says which template made it (pickling subscripts that again) under a
+    name of its own: the templates' mark ``_numbast_template_`` (True) stays theirs, so an
+    instance is never taken for a template to subscript, and unknown names raise."""
+    instance = lib.Vec[types.float32, 3]
+    assert lib.Vec._numbast_template_ is True
+    assert getattr(instance, "_numbast_template_", None) is None
+    assert instance._numbast_instance_of_ is lib.Vec
+    with pytest.raises(AttributeError, match="no attribute"):
+        _ = instance.no_such_member_type
+
+
 def test_header_specialization_is_selected(lib):
     from numba.cuda.extending import as_numba_type
 

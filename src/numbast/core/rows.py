@@ -29,14 +29,16 @@ Layouts (``NamedTuple``\\ s below; generated modules hold plain tuples in these 
 
 Templates are rows too, instantiated at run time (``numbast.runtime.templates``):
 
-- template parameter: (name, "type" or "value", the value's C++ type ("" for types), default
-               as C++ text with ``{i}`` standing for argument i, or None)
+- template parameter: (name, "type", "value" or "template" (a template template parameter,
+               format 5), the value's C++ type ("" for types), default as C++ text with ``{i}``
+               standing for argument i, or None)
 - template type: (C++ spelling with ``{i}`` placeholders, pattern, reference: "", "&" or "&&")
                where the pattern says how the type is built from the arguments (deduction reads
                it): ("param", i), ("pointer", pattern), ("template", qualified name, (pattern
-               or ("value", i) or ("text", C++ text), ...)), ("array", element pattern,
-               extent text), ("type", canonical C++ spelling) for a type that depends on no
-               parameter, ("dependent",) for what only the compiler can tell
+               or ("value", i) or ("text", C++ text), ...)), ("template_param", i, (...))
+               for ``Op<T>`` where template parameter i is a template (format 5), ("array",
+               element pattern, extent text), ("type", canonical C++ spelling) for a type that
+               depends on no parameter, ("dependent",) for what only the compiler can tell
 - template callable: (kind (a member kind, or "function"), name (operator function name for
                operators), C++ name (qualified for functions, the symbol for operators),
                ((parameter name, template type, has a default), ...), result
@@ -65,9 +67,10 @@ from typing import Any, NamedTuple
 # The version of the layouts above. Generated modules record the one they were written with;
 # the runtime applies the versions in SUPPORTED_FORMATS and refuses others with a clear error.
 # Change a layout only together with this number (and keep reading the old one where cheap).
-FORMAT = 4
-# 1: before templates; 2: before intents in templates; 3: before class templates' bases
-SUPPORTED_FORMATS = frozenset({1, 2, 3, 4})
+FORMAT = 5
+# 1: before templates; 2: before intents in templates; 3: before class templates' bases;
+# 4: before template template parameters (a runtime reading 4 would not know their kind)
+SUPPORTED_FORMATS = frozenset({1, 2, 3, 4, 5})
 
 # How an argument reaches the shim (every shim parameter is a pointer).
 COPY = "copy"  # the kernel passes a value; the shim gets a pointer to an aligned copy

@@ -297,7 +297,9 @@ class ClassTemplateBinder:
         stub = make_struct_stub(
             python_name, spelling, numba_type, self.context.origin, metaclass=InstanceStubType
         )
-        stub._numbast_template_ = self.stub  # it pickles as the template subscripted again
+        # It pickles as the template subscripted again. (Not ``_numbast_template_``: that is
+        # the templates' own mark, True, which an instance, no template, must not carry.)
+        stub._numbast_instance_of_ = self.stub
         stub._numbast_member_type_ = functools.partial(member_type, self.context, layout, spelling)
         stub._numbast_member_type_names_ = tuple(row.member_types)
         indexed = writer.struct_body(body)

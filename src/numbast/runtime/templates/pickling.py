@@ -51,7 +51,7 @@ def _reduce_class_template(template: type) -> tuple:
 
 
 def _reduce_instance(instance: type) -> tuple:
-    template = instance.__dict__.get("_numbast_template_")
+    template = instance.__dict__.get("_numbast_instance_of_")
     if template is None:  # not made by a class template: a struct of a module
         return by_module_attribute(instance, instance.__module__, instance.__qualname__)
     numba_type = instance._numba_type_
