@@ -87,9 +87,11 @@ stages["plan+render"] = stages.pop("render", 0.0) - stages.get("parse", 0.0)
 import resource
 # A child that parsed, planned and rendered (numbast_import.build_process): its peak, and what
 # this process held while it ran (the two were alive at once).
-child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+# (Only when the child ran: other children, such as a device query, count in ru_maxrss too.)
+child = 0.0
 if "child" in stages:
     stages["plan+render"] = stages.pop("child")
+    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 print(json.dumps({"stages": stages, "peaks": peaks, "total": total, "peak": peak_mb(),
                   "child_peak": child, "held_at_child": held.get("child", 0.0),
                   "names": len(big.__all__), "file": big.__file__}))

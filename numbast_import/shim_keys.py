@@ -24,7 +24,10 @@ shim whose name's digest is a multiple of ``CUT_ONE_IN`` (content-defined chunki
 and backup tools cut files, on names: a shim's name stays when its header function changes).
 An edit changes the keys of the units holding changed shims and no unit's shims; a function
 added joins the unit where it lands (a cut moves only where a unit outgrows ``MAX_UNIT``).
-A unit has ~15 shims on average and at most ``MAX_UNIT``.
+A unit has ~15 shims on average and at most ``MAX_UNIT``. Units made ``scale`` times larger
+(a header of many constants, ``numbast_import.shim_units``) are at most ``MAX_SCALED_UNIT``
+times the scale: NVRTC's memory for one grows with its shims (about 35 MB per thousand on top
+of a 5 MB header's ~600 MB), so the largest is kept near the average (issue 23 point 12).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
 MIN_UNIT = 8
 CUT_ONE_IN = 8
 MAX_UNIT = 24
+MAX_SCALED_UNIT = MIN_UNIT + CUT_ONE_IN
 AVERAGE_UNIT = MIN_UNIT + CUT_ONE_IN - 1  # about: cut after the first 8, then one in 8
 
 _OBSERVES_LINES = frozenset(("__LINE__", "assert", "__builtin_LINE", "source_location"))
@@ -174,7 +178,8 @@ def units_of(names: Sequence[str], scale: int = 1) -> list[list[str]]:
     scales)."""
     units: list[list[str]] = []
     current: list[str] = []
-    least, most, one_in = MIN_UNIT * scale, MAX_UNIT * scale, CUT_ONE_IN * scale
+    least, one_in = MIN_UNIT * scale, CUT_ONE_IN * scale
+    most = (MAX_UNIT if scale == 1 else MAX_SCALED_UNIT) * scale
     for name in names:
         current.append(name)
         cut = len(current) >= least and int(_digest(name)[-8:], 16) % one_in == 0

@@ -35,6 +35,10 @@ logger = logging.getLogger(__name__)
 # header's 20 units of 2000 were 20 compiles of the header: time quadratic in its size).
 PROBES_PER_UNIT = 2000
 MAX_PROBE_UNITS = 8
+# ... but no unit of more than this many: NVRTC's memory for a unit grows about 10 KB a probe
+# on top of the header's (~115 MB per MB of header), and a 5 MB header's 63 000 candidates in 8
+# units were its import's peak (issue 23 point 12: under 1 GB).
+MOST_PROBES_PER_UNIT = 4000
 # Fallbacks are tried in stages, the first few of each template first: a template's later ones
 # only when its earlier ones failed. Each probe that fails costs NVRTC errors, and NVRTC stops at
 # 100 errors a compile (unless its front end takes ERROR_LIMIT): another compile of the header
@@ -121,7 +125,7 @@ def _first_compiled(
         return {}
     verdicts: dict[str, str | None] = {}
     started = time.perf_counter()
-    per_unit = max(PROBES_PER_UNIT, -(-len(units) // MAX_PROBE_UNITS))
+    per_unit = max(PROBES_PER_UNIT, min(MOST_PROBES_PER_UNIT, -(-len(units) // MAX_PROBE_UNITS)))
     for start in range(0, len(units), per_unit):
         chunk = units[start : start + per_unit]
         verdicts.update(_compile(chunk, preamble, name, arch, include_dirs, nvrtc_options))
