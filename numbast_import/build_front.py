@@ -172,6 +172,7 @@ IMPORTED_BESIDE_THE_PARSE = (
     "numbast_import.free_memory",
     "numbast_import.shim_compiler",
     "numbast_import.shim_units",
+    "numbast_import.shim_unit_plan",
     "numbast_import.header_items",
     "numbast_import.nvrtc_conditions",
     "numbast_import.template_coverage",
