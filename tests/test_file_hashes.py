@@ -95,3 +95,15 @@ def test_a_damaged_memo_is_a_memo_of_nothing(tmp_path, files, reads):
 def test_a_missing_file_raises_as_without_a_memo(tmp_path, files):
     with pytest.raises(OSError):
         included_file_hashes([files["old.h"], str(tmp_path / "gone.h")], tmp_path / "keys")
+
+
+def test_the_memo_keeps_the_files_learned_last(tmp_path, files, monkeypatch):
+    keys = tmp_path / "keys"
+    monkeypatch.setattr(file_hashes, "MEMO_FILES", 2)
+    included_file_hashes([files["old.h"]], keys)
+    included_file_hashes([files["other.h"]], keys)
+    older = tmp_path / "third.h"
+    older.write_bytes(b"third")
+    os.utime(older, (time.time() - 3600,) * 2)
+    included_file_hashes([str(older)], keys)
+    assert list(json.loads((keys / MEMO).read_text())) == [files["other.h"], str(older)]

@@ -28,8 +28,9 @@ from numbast_import.cache.key import STAMP_SETTLE_S, file_sha256
 logger = logging.getLogger(__name__)
 
 MEMO = "file-hashes.json"
-# Files remembered at most: the files of the last builds (several toolkits, many headers).
-MEMO_FILES = 20_000
+# Files remembered at most, the last learned kept: every build reads the whole memo (~130
+# bytes a file as JSON), which must stay cheap beside the hashing it saves (~35 us a file).
+MEMO_FILES = 4096
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
