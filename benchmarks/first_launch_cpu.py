@@ -144,12 +144,22 @@ def main(argv: list[str] | None = None) -> int:
     }
     for name, phases in medians.items():
         print(f"  {name:18s}" + "".join(f"{phases[p]:10.4f}" for p in (*PHASES, "total")))
+    # Differences within each round (the same load), their medians: import numba.cuda is the
+    # same code in every variant, so its difference shows the noise.
     for name in medians:
         if name != "plain":
-            extra = medians[name]["total"] - medians["plain"]["total"]
-            beyond = {p: medians[name][p] - medians["plain"][p] for p in PHASES}
+            pairs = {
+                phase: zip(samples[name][phase], samples["plain"][phase], strict=True)
+                for phase in (*PHASES, "total")
+            }
+            beyond = {phase: statistics.median(a - b for a, b in p) for phase, p in pairs.items()}
+            ours = statistics.median(
+                sum(samples[name][p][i] - samples["plain"][p][i] for p in PHASES[1:])
+                for i in range(options.runs)
+            )
             shown = ", ".join(f"{p} {v:+.4f}" for p, v in beyond.items())
-            print(f"{name} beyond plain: {extra:+.4f} s ({shown})")
+            print(f"{name} beyond plain, medians of the rounds' differences: {shown}")
+            print(f"  after import numba.cuda (bindings + compile + link): {ours:+.4f}")
     return 0
 
 
