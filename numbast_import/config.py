@@ -13,13 +13,13 @@ fail every import.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from numbast_import.arch import ARCH_RE
 from numbast_import.errors import ImportConfigError
 from numbast_import.mapping import (
     DOCS,
@@ -52,7 +52,6 @@ PROJECT_KEYS = {
     "cache-dir": "where the cache lives",
     "headers": "the table of module name -> header",
 }
-ARCH_RE = re.compile(r"sm_[0-9]+[a-z]?")
 
 
 @dataclass(frozen=True)

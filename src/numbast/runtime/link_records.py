@@ -12,7 +12,6 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from .link_digests import code_digest, digest, file_digest
 from .state import LOCK, shared_table
 
 
@@ -30,10 +29,18 @@ class Lasting(str):
 _LIBRARIES: dict[str, list] = shared_table("kernel_cache_libraries", dict)
 
 
+def _digests() -> Any:
+    """``link_digests``, imported when a kernel is saved or loaded: a warm import only tracks
+    its library (a generated module's has a name)."""
+    from . import link_digests
+
+    return link_digests
+
+
 def library_identity(library: Any, name: str | None) -> str:
     """What names a ShimLibrary in every process: its given name (a generated module's), else
     its preamble (a dynamic shim writer: the header it includes)."""
-    return name if name else "preamble " + digest(library.preamble)[:20]
+    return name if name else "preamble " + _digests().digest(library.preamble)[:20]
 
 
 def remember_library(identity: str, library: Any) -> None:
@@ -69,12 +76,12 @@ def describe_links(library: Any, link_option: Sequence, nrt: Any) -> tuple | str
             records.append(("bindings", identity, names, token))
         elif isinstance(item, str):
             path = os.path.abspath(item)
-            token = file_digest(path)
+            token = _digests().file_digest(path)
             if token is None:
                 return f"link file {item} cannot be digested (missing, or a computed #include)"
             records.append(("file", path, token))
         elif any(item is given for given in link_option):
-            token = code_digest(item.kind, item.data)
+            token = _digests().code_digest(item.kind, item.data)
             if token is None:
                 return f"link object {item.name} has a computed #include"
             records.append(("code", item.kind, token))
@@ -108,7 +115,7 @@ def restore_links(library: Any, links: tuple, link_option: Sequence, nrt: Any) -
             linked += found_objects[1:]
         elif record[0] == "file":
             _kind, path, token = record
-            if file_digest(path) != token:
+            if _digests().file_digest(path) != token:
                 return f"link file {path} changed"
             objects.append(path)
         elif record[0] == "code":
@@ -179,7 +186,7 @@ def _find_code(kind: str, token: str, link_option: Sequence, nrt: Any) -> Any:
     for item in link_option:
         if item is nrt or isinstance(item, str) or getattr(item, "kind", None) != kind:
             continue
-        if code_digest(kind, item.data) == token:
+        if _digests().code_digest(kind, item.data) == token:
             return item
     return None
 
