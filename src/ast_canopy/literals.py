@@ -13,7 +13,10 @@ import math
 import re
 import struct
 from dataclasses import dataclass
-from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 # (C++ type, bits, signed) of the integer types, in C++'s order of preference.
 _INT = ("int", 32, True)
@@ -89,6 +92,8 @@ def _single(value: Fraction) -> float:
             candidates.append((struct.unpack("<f", struct.pack("<I", bits))[0], bits))
     if not candidates:
         return math.inf
+    from fractions import Fraction
+
     best, _bits = min(candidates, key=lambda c: (abs(Fraction(c[0]) - value), c[1] & 1))
     return best
 
@@ -100,6 +105,9 @@ def _floating(token: str) -> Literal | None:
     digits, suffix = match["digits"].replace("'", ""), match["suffix"].lower()
     if suffix == "l":
         return None  # long double: no counterpart in device code bindings
+    # Imported here: a parse of a header without floating literals does without (~1.5 ms).
+    from fractions import Fraction
+
     if digits[:2] in ("0x", "0X"):
         exact = Fraction(float.fromhex(digits))
     else:

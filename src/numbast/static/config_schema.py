@@ -3,7 +3,6 @@ phrase every violation as ``<key path>: <message>`` that a user can act on."""
 
 from __future__ import annotations
 
-import difflib
 import functools
 import importlib.resources
 from collections.abc import Iterable
@@ -73,6 +72,8 @@ def _describe(error: Any, root: object) -> Iterable[tuple[str, str]]:
 
 
 def _did_you_mean(key: object, known: list[str], fix: str | None) -> str:
+    import difflib  # only on this error path: a build does not pay for it (~0.6 ms)
+
     close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
     if close:
         return f"; did you mean {close[0]!r}?"
