@@ -288,6 +288,8 @@ def test_a_metafunction_binds_with_the_modules_policy_and_says_what_none_has(mod
     module, coverage = modules["policy_types"]
     templates = coverage["kinds"]["class template"]
     assert templates["instances"]["pt::LoaderFor"] == "::pt::LoaderFor<::pt::SmallPolicy, int>"
+    # a policy and a pointer, the iterator whose value type is the default
+    assert templates["instances"]["pt::LoaderAt"] == "::pt::LoaderAt<::pt::SmallPolicy, int *>"
     (wide,) = templates["not_bound"]
     assert wide["what"] == "pt::WideLoaderFor" and wide["outcome"] == "skipped"
     assert wide["reason"].startswith(f"{NEEDS_PREFIX} (the arguments tried have no member LANES)")
@@ -309,12 +311,12 @@ def test_argument_needs_are_read_only_from_errors_about_the_arguments():
 def _policy_kernel(module):
     from numba import cuda, types
 
-    Chosen = module.LoaderFor[module.SmallPolicy, types.int32]
+    Chosen = module.LoaderAt[module.SmallPolicy, types.CPointer(types.int32)]
     Loader4 = module.Loader[types.int32, 4]
 
     def kernel(values, out):
         i = cuda.grid(1)
-        loaders = cuda.local.array(1, Chosen.type)  # the policy's choice, Loader<int, 4>
+        loaders = cuda.local.array(1, Chosen.type)  # the policy's choice: Loader<int, 4>
         loaders[0] = Loader4(np.int32(3))
         out[i] = loaders[0].scaled(values[i])
 

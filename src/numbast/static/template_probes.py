@@ -20,8 +20,9 @@ T (&)[N])``), and the module's own class types (its structs, and function object
 of its class templates with a call operator and its structs with one, of each number of call
 arguments) where a parameter takes a class (cooperative groups' ``sync(const TyGroup &)``,
 ``reduce(group, value, op)``), pointers and a function object last together (CUB's
-``load_transform_direct_striped(tid, It, T (&)[N], TransformOp)``). Every fallback is a type
-the module binds, so an instance that compiles is one a kernel can make.
+``load_transform_direct_striped(tid, It, T (&)[N], TransformOp)``), and a class with pointers
+for a class template's other type parameters (CUB's ``BlockLoadType<Policy, It>``). Every
+fallback is a type the module binds, so an instance that compiles is one a kernel can make.
 """
 
 from __future__ import annotations
@@ -275,6 +276,11 @@ def _fallback_arguments(row: Any, types_: ClassTypes) -> list[list[str]]:
         last = position == len(open_types) - 1
         for class_type in (*types_.classes, *(objects if last else ())):
             found.append(_with(base, {index: class_type}))
+        if position == 0 and callable_row is None and not last:
+            # A class template of a class and iterators (CUB's BlockLoadType<Policy, It>,
+            # whose default T is the iterator's value type): pointers for the others.
+            pointers = {i: f"{base[i]} *" for i in open_types[1:]}
+            found += [_with(base, {**pointers, index: c}) for c in types_.classes]
         if position == 0:
             found += larger
         if not last:

@@ -23,6 +23,20 @@ struct LoaderFor {
   using type = Loader<T, Policy::THREADS>;
 };
 
+// With an iterator whose value type is the default (CUB's BlockLoadType<Policy, It, T =
+// it_value_t<It>>): a policy and a pointer.
+template <class It>
+struct value_of {};
+template <class T>
+struct value_of<T *> {
+  using type = T;
+};
+
+template <class Policy, class It, class T = typename value_of<It>::type>
+struct LoaderAt {
+  using type = Loader<T, Policy::THREADS>;
+};
+
 // Names a member no class of the module has: not bound, with that reason.
 template <class Policy, class T>
 struct WideLoaderFor {
