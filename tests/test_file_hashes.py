@@ -20,16 +20,20 @@ def sha(data: bytes) -> str:
 
 
 @pytest.fixture
-def files(tmp_path):
-    """Two settled files (last modified an hour ago) and one just written."""
+def files(tmp_path, monkeypatch):
+    """Two settled files and one just written: the clock stops right after the last write, and
+    the settle time is shorter than the pause before it (a file's change time, which the stamp
+    and the settle rule both use, cannot be set back as its modification time can)."""
     made = {}
     for name, data in (("old.h", b"old"), ("other.h", b"other"), ("new.h", b"new")):
+        if name == "new.h":
+            time.sleep(0.1)
         path = tmp_path / name
         path.write_bytes(data)
-        if name != "new.h":
-            an_hour_ago = time.time() - 3600
-            os.utime(path, (an_hour_ago, an_hour_ago))
         made[name] = str(path)
+    written = os.stat(made["new.h"]).st_ctime_ns
+    monkeypatch.setattr(file_hashes, "STAMP_SETTLE_S", 0.05)
+    monkeypatch.setattr(file_hashes, "_now_ns", lambda: written + 1)
     return made
 
 
@@ -79,8 +83,7 @@ def test_a_memo_others_could_have_written_is_not_read(tmp_path, files, reads):
 def test_a_damaged_memo_is_a_memo_of_nothing(tmp_path, files, reads):
     keys = tmp_path / "keys"
     keys.mkdir(mode=0o700)
-    info = os.stat(files["old.h"])
-    stamp = [info.st_size, info.st_mtime_ns]
+    stamp = file_hashes.file_stamp(os.stat(files["old.h"]))
     for damaged in (
         json.dumps({files["old.h"]: [*stamp, "not a digest"]}),
         json.dumps({files["old.h"]: [*stamp, "0" * 64]})[:-2],  # cut short
@@ -100,10 +103,10 @@ def test_a_missing_file_raises_as_without_a_memo(tmp_path, files):
 def test_the_memo_keeps_the_files_learned_last(tmp_path, files, monkeypatch):
     keys = tmp_path / "keys"
     monkeypatch.setattr(file_hashes, "MEMO_FILES", 2)
+    monkeypatch.setattr(file_hashes, "_now_ns", lambda: time.time_ns() + 10**9)  # all settled
     included_file_hashes([files["old.h"]], keys)
     included_file_hashes([files["other.h"]], keys)
-    older = tmp_path / "third.h"
-    older.write_bytes(b"third")
-    os.utime(older, (time.time() - 3600,) * 2)
-    included_file_hashes([str(older)], keys)
-    assert list(json.loads((keys / MEMO).read_text())) == [files["other.h"], str(older)]
+    third = tmp_path / "third.h"
+    third.write_bytes(b"third")
+    included_file_hashes([str(third)], keys)
+    assert list(json.loads((keys / MEMO).read_text())) == [files["other.h"], str(third)]

@@ -1,5 +1,5 @@
 """The header's sha256, part of its entry's name, is remembered in the cache root under the file's
-stamp (numbast_import.cache.key.header_sha256): a warm import reads no header, and an edited
+stamp (numbast_import.cache.file_hashes.header_sha256): a warm import reads no header, and an edited
 header is hashed again however its times were set."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ import time
 
 import pytest
 
-from numbast_import.cache import key
-from numbast_import.cache.key import file_sha256, header_sha256
+from numbast_import.cache import file_hashes
+from numbast_import.cache.file_hashes import file_sha256, header_sha256
 
 
 @pytest.fixture
 def header(tmp_path, monkeypatch):
-    monkeypatch.setattr(key, "STAMP_SETTLE_S", 0.0)  # every file counts as settled
+    monkeypatch.setattr(file_hashes, "STAMP_SETTLE_S", 0.0)  # every file counts as settled
     path = tmp_path / "lib.cuh"
     path.write_text("__device__ int f(int x);\n")
     return path
@@ -30,7 +30,7 @@ def test_the_digest_is_remembered_and_a_remembered_one_is_used(header, tmp_path,
     assert header_sha256(str(header), memo_dir) == file_sha256(header)
     assert len(_memos(memo_dir)) == 1
     hashed = []
-    monkeypatch.setattr(key, "file_sha256", lambda path: hashed.append(path) or "x" * 64)
+    monkeypatch.setattr(file_hashes, "file_sha256", lambda path: hashed.append(path) or "x" * 64)
     assert header_sha256(str(header), memo_dir) == file_sha256(header)
     assert hashed == []  # read from the memo
 
@@ -56,7 +56,7 @@ def test_a_memo_others_can_write_or_of_a_recent_file_is_not_trusted(header, tmp_
     memo.chmod(0o666)
     assert header_sha256(str(header), memo_dir) == file_sha256(header)
     # A header changed within the settle time is hashed and not remembered.
-    monkeypatch.setattr(key, "STAMP_SETTLE_S", 3600.0)
+    monkeypatch.setattr(file_hashes, "STAMP_SETTLE_S", 3600.0)
     fresh = tmp_path / "fresh.cuh"
     fresh.write_text("struct S {};\n")
     assert header_sha256(str(fresh), memo_dir) == file_sha256(fresh)

@@ -25,7 +25,8 @@ from import_support import (
     run_python,
 )
 
-from numbast_import.cache.key import FORMAT_VERSION, file_sha256
+from numbast_import.cache.file_hashes import file_sha256
+from numbast_import.cache.key import FORMAT_VERSION
 from numbast_import.cache.manifest import ARTIFACTS, BINDINGS, BINDINGS_CODE, MANIFEST
 from numbast_import.cache.store import read_entry
 

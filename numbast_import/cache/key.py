@@ -14,12 +14,17 @@ import importlib.util
 import json
 import os
 import sys
-import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ast_canopy.cache_files import unsafe_reason
+from numbast_import.cache.file_hashes import (
+    STAMP_SETTLE_S,
+    file_sha256,
+    header_sha256,
+    write_memo,
+)
 
 # Bump when the entry layout or the manifest's meaning changes: old entries then miss.
 # 2: bindings.pyc (the module's code object) joined the artifacts.
@@ -28,14 +33,6 @@ from ast_canopy.cache_files import unsafe_reason
 # 4: template instances are entries of their own (instances/<digest>/, with a manifest); every
 #    manifest field is type-checked.
 FORMAT_VERSION = 4
-
-
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _numba_cuda_version() -> str:
@@ -138,51 +135,8 @@ def generator_fingerprint(memo_dir: Path | None = None) -> str:
             digest.update(relative.encode() + b"\0" + stream.read())
     fingerprint = digest.hexdigest()
     if memo is not None:
-        _write_quietly(memo, fingerprint)
+        write_memo(memo, fingerprint.encode())
     return fingerprint
-
-
-def _write_quietly(path: Path, text: str) -> None:
-    """Best effort (a read-only cache root only costs the next process the hashing)."""
-    from ast_canopy.cache_files import write_atomically
-
-    try:
-        path.parent.mkdir(mode=0o700, exist_ok=True)  # never the root: only where it exists
-        write_atomically(path, text.encode())
-    except OSError:
-        pass
-
-
-def header_sha256(header: str, memo_dir: Path | None = None) -> str:
-    """sha256 of ``header``, remembered in ``memo_dir`` (the cache root's) under the file's
-    stamp (device, inode, size, modification and change times), as the generator's
-    fingerprint is: a warm import of cuda_fp16.h hashed its 212 KB every time (5 % of its
-    instructions). A file changed in the last 2 s is hashed and not remembered: its next write
-    may leave the same stamp (as for included files)."""
-    if memo_dir is None:
-        return file_sha256(header)
-    path = os.path.realpath(header)
-    stamp = _stamp(os.stat(path))
-    memo = memo_dir / f"header-{hashlib.sha256(path.encode()).hexdigest()[:32]}"
-    try:
-        with open(memo, "rb") as stream:
-            # Another user's memo could make an edited header look unchanged.
-            trusted = unsafe_reason(os.fstat(stream.fileno())) is None
-            remembered = stream.read().decode(errors="replace").split("\n")
-        if trusted and remembered[:2] == [path, stamp] and len(remembered[2]) == 64:
-            return remembered[2]
-    except (OSError, IndexError):
-        pass
-    digest = file_sha256(path)
-    info = os.stat(path)
-    settled = max(info.st_mtime_ns, info.st_ctime_ns) < time.time_ns() - STAMP_SETTLE_S * 1e9
-    if settled and _stamp(info) == stamp:  # unchanged while it was hashed
-        _write_quietly(memo, f"{path}\n{stamp}\n{digest}")
-    return digest
-
-
-def _stamp(info: os.stat_result) -> str:
-    return f"{info.st_dev} {info.st_ino} {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns}"
 
 
 def lookup_components(
@@ -218,11 +172,6 @@ def lookup_components(
 def lookup_digest(components: Mapping[str, Any]) -> str:
     text = json.dumps(components, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-# A file modified this recently may change again within the file system's time granularity
-# without its stamp changing: its stamp is not trusted (git's "racy" files, ccache's too-new).
-STAMP_SETTLE_S = 2.0
 
 
 def included_file_stamps(paths: Iterable[str], now: float) -> dict[str, list[int]]:

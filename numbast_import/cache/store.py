@@ -24,7 +24,8 @@ from typing import Any, NamedTuple
 
 from numbast_import.cache.entries import Entry, EntryStore, Made, warn_once
 from numbast_import.cache.entry_files import remove_entry
-from numbast_import.cache.key import file_sha256, included_file_differences
+from numbast_import.cache.file_hashes import file_sha256
+from numbast_import.cache.key import included_file_differences
 from numbast_import.cache.manifest import HEADER
 from numbast_import.cache.root import check_safe
 
