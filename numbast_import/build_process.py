@@ -10,8 +10,9 @@ child: this interpreter with this process's ``sys.path`` and environment, starte
 It sends its answer back (what NVRTC's compiles do not need packed: ``build_front.Later``) and
 exits; the importer, which then never loads libclang nor tokenizes the header, compiles the
 shims with NVRTC holding little more than the shims. Below the threshold the front half runs in
-the importer as before (a child costs a Python start-up and the imports, about 0.5 s: nothing
-next to the half minute of a 1 MB header's first import, too much for an everyday header's).
+the importer as before (a child costs a Python start-up and the imports, 0.3-1.5 s on two
+busy cores: nothing next to the minute of a 1 MB header's first import, too much for an
+everyday header's).
 
 The child is as trusted as the importer: it runs the same modules (it checks that it imported
 ``numbast_import`` from the same place) and its answer comes over a pipe only the two hold,
