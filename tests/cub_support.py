@@ -37,12 +37,13 @@ RETAINED = (
 
 
 def defining_header(cccl: str, directory: str, name: str) -> str:
-    """The CCCL header under ``directory`` that defines the struct ``name`` (found by its
-    definition, as layouts move between versions; the umbrella header ``<directory>`` last)."""
+    """The CCCL header under ``directory`` that defines the struct ``name``, or makes it an alias
+    of one (CCCL 3.0, CUDA 13.0: ``using identity = __identity;``), found by its definition, as
+    layouts move between versions; the umbrella header ``<directory>`` last."""
     import glob
     import re
 
-    definition = re.compile(rf"struct\s+(?:\w+\s+)*{name}\b(?!\s*;)")
+    definition = re.compile(rf"struct\s+(?:\w+\s+)*{name}\b(?!\s*;)|using\s+{name}\s*=")
     candidates = sorted(glob.glob(os.path.join(cccl, directory, "__functional", "*.h")))
     for path in candidates + [os.path.join(cccl, directory, "functional")]:
         with open(path, encoding="utf-8", errors="replace") as file:
@@ -59,7 +60,7 @@ def maximum_header(cccl: str) -> str:
 
 def identity_header(cccl: str) -> str:
     """The CCCL header that defines ``cuda::std::identity``, a function object called with one
-    argument (``cuda/std/__functional/identity.h`` in the CCCL this was written with)."""
+    argument (``cuda/std/__functional/identity.h`` in the CCCLs of CUDA 13.0 and 13.5)."""
     return defining_header(cccl, "cuda/std", "identity")
 
 
