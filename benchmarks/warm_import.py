@@ -73,7 +73,10 @@ def _environment(cache: str, tree: Path | None) -> dict[str, str]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc files
     env.pop("NUMBAST_CACHE_PATH", None)
     if tree is not None:
-        env["PYTHONPATH"] = os.pathsep.join((str(tree / "src"), str(tree)))
+        # In front of what the shell gives (the dependencies may be installed there, as on the
+        # GPU machine: .gpu/run.sh's /tmp/site).
+        inherited = [path for path in env.get("PYTHONPATH", "").split(os.pathsep) if path]
+        env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), str(tree), *inherited])
     return env
 
 
