@@ -240,6 +240,32 @@ def test_specialization_on_a_struct_of_the_header_numbers():
     np.testing.assert_array_equal(out.copy_to_host(), [10, 0x7BFF])
 
 
+# -- explicit specializations spelled with unqualified arguments (CCCL 3.0) ---------------------
+
+
+def unqualified_kernel(lib):
+    tag, box = lib.traits[lib.Tag], lib.Box[types.int32, 4]
+
+    def kernel(out):
+        out[0] = tag.code()
+        out[1] = box().first() * 0 + 5  # an instance probed beside the specializations
+
+    return kernel
+
+
+def test_specialization_with_unqualified_arguments_links_to_sm90_cubin():
+    lib = _bind("unqualified_specialization.cuh")
+    assert hasattr(lib.traits[lib.Tag], "code")
+    assert link_kernel_to_cubin(unqualified_kernel(lib), (types.int32[::1],))
+
+
+@pytest.mark.gpu
+def test_specialization_with_unqualified_arguments_numbers():
+    out = cuda.to_device(np.zeros(2, dtype=np.int32))
+    cuda.jit(unqualified_kernel(_bind("unqualified_specialization.cuh")))[1, 1](out)
+    np.testing.assert_array_equal(out.copy_to_host(), [7, 5])
+
+
 def test_specialization_on_a_struct_of_the_header_bound_twice_selects_its_own_struct():
     """Each binding of a header has its own struct types; the first binding's ``lib::Half``
     is already known by that spelling when the second binds (the GPU suite imported CUTLASS's

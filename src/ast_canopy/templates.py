@@ -158,6 +158,11 @@ def _portable_values(spelling: str, specialization: ci.Cursor, primary: ci.Curso
         return spelling
     rewritten: dict[int, str] = {}
     for index, (parameter, argument) in enumerate(zip(parameters, arguments)):  # noqa: B905
+        if parameter.kind == ci.CursorKind.TEMPLATE_TYPE_PARAMETER:
+            qualified = _qualified_type_argument(specialization, index)
+            if qualified is not None and qualified != argument:
+                rewritten[index] = qualified
+            continue
         if parameter.kind != ci.CursorKind.TEMPLATE_NON_TYPE_PARAMETER:
             continue
         if not _NAME_CHAIN.match(argument) or argument in ("true", "false", "nullptr"):
@@ -176,6 +181,20 @@ def _portable_values(spelling: str, specialization: ci.Cursor, primary: ci.Curso
     for index, argument in rewritten.items():
         arguments[index] = argument
     return f"{spelling[: spelling.index('<')]}<{', '.join(arguments)}>"
+
+
+def _qualified_type_argument(specialization: ci.Cursor, index: int) -> str | None:
+    """Type argument ``index`` of ``specialization`` spelled fully qualified: an explicit
+    specialization's spelling keeps its arguments as written in its namespace
+    (``cuda::std::__is_identity<__identity>`` in CCCL 3.0), which names nothing elsewhere.
+    None when libclang cannot say (a pack)."""
+    argument = specialization.type.get_template_argument_type(index)
+    if argument.kind == ci.TypeKind.INVALID:
+        return None
+    canonical = argument.get_canonical()
+    if canonical.kind == ci.TypeKind.RECORD and "const" not in canonical.spelling.split("<")[0]:
+        return record_spelling(canonical)  # its own arguments too
+    return canonical.spelling
 
 
 _UNSIGNED = {
