@@ -259,6 +259,23 @@ def test_specialization_with_unqualified_arguments_links_to_sm90_cubin():
     assert link_kernel_to_cubin(unqualified_kernel(lib), (types.int32[::1],))
 
 
+def test_a_specialization_qualifies_a_class_it_names_and_keeps_a_typedef_as_written():
+    """A class named by its own name gets its namespace; a typedef is kept as written, since
+    clang and NVRTC read ``int64_t`` as different types (long, long long)."""
+    from ast_canopy import parse_declarations_from_source
+
+    def spelled(header: Path) -> set[str]:
+        decls = parse_declarations_from_source(str(header), [str(header)], "sm_90")
+        return {s.record.qual_name for s in decls.class_template_specializations}
+
+    assert spelled(DATA / "unqualified_specialization.cuh") == {
+        "lib::traits<lib::Tag>",
+        "lib::traits<lib::Ref<lib::Tag>>",
+    }
+    patterns = DATA.parent / "import" / "cutlass_patterns" / "cutlass_patterns.cuh"
+    assert {"cp::Width<int64_t>", "cp::Width<uint64_t>", "cp::Tag<long>"} <= spelled(patterns)
+
+
 @pytest.mark.gpu
 def test_specialization_with_unqualified_arguments_numbers():
     out = cuda.to_device(np.zeros(2, dtype=np.int32))

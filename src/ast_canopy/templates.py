@@ -159,7 +159,7 @@ def _portable_values(spelling: str, specialization: ci.Cursor, primary: ci.Curso
     rewritten: dict[int, str] = {}
     for index, (parameter, argument) in enumerate(zip(parameters, arguments)):  # noqa: B905
         if parameter.kind == ci.CursorKind.TEMPLATE_TYPE_PARAMETER:
-            qualified = _qualified_type_argument(specialization, index)
+            qualified = _qualified_type_argument(specialization, index, argument)
             if qualified is not None and qualified != argument:
                 rewritten[index] = qualified
             continue
@@ -183,18 +183,25 @@ def _portable_values(spelling: str, specialization: ci.Cursor, primary: ci.Curso
     return f"{spelling[: spelling.index('<')]}<{', '.join(arguments)}>"
 
 
-def _qualified_type_argument(specialization: ci.Cursor, index: int) -> str | None:
-    """Type argument ``index`` of ``specialization`` spelled fully qualified: an explicit
-    specialization's spelling keeps its arguments as written in its namespace
-    (``cuda::std::__is_identity<__identity>`` in CCCL 3.0), which names nothing elsewhere.
-    None when libclang cannot say (a pack)."""
+def _qualified_type_argument(specialization: ci.Cursor, index: int, written: str) -> str | None:
+    """Type argument ``index`` of ``specialization``, written ``written``, spelled fully
+    qualified when it names a class by its own name: an explicit specialization's spelling keeps
+    its arguments as written in its namespace (``cuda::std::__is_identity<__identity>`` in CCCL
+    3.0), which names nothing elsewhere. A typedef stays as written: clang and NVRTC may read it
+    as different types (``int64_t``: long and long long). None: keep it as written."""
     argument = specialization.type.get_template_argument_type(index)
-    if argument.kind == ci.TypeKind.INVALID:
+    if argument.kind == ci.TypeKind.INVALID:  # a pack
         return None
     canonical = argument.get_canonical()
-    if canonical.kind == ci.TypeKind.RECORD and "const" not in canonical.spelling.split("<")[0]:
-        return record_spelling(canonical)  # its own arguments too
-    return canonical.spelling
+    if canonical.kind not in (ci.TypeKind.RECORD, ci.TypeKind.ENUM):
+        return None
+    head = written.split("<")[0].strip()
+    declaration = canonical.get_declaration()
+    if head != declaration.spelling:  # qualified already, or a typedef, or cv-qualified
+        return None
+    if canonical.kind == ci.TypeKind.ENUM:
+        return canonical.spelling
+    return record_spelling(canonical)  # its own arguments too
 
 
 _UNSIGNED = {
