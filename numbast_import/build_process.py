@@ -38,7 +38,8 @@ import traceback
 import warnings
 from pathlib import Path
 
-from numbast_import.errors import HeaderImportError, ImportConfigError
+from numbast_import.environment import non_negative_number
+from numbast_import.errors import HeaderImportError
 
 logger = logging.getLogger(__name__)
 
@@ -57,21 +58,9 @@ class BuildProcessError(HeaderImportError):
 
 
 def threshold_bytes() -> float:
-    """``NUMBAST_IMPORT_PARSE_PROCESS_MB`` in bytes (default 1 MB; 0: every header)."""
-    text = os.environ.get(PARSE_PROCESS_ENV, "").strip()
-    if not text:
-        return DEFAULT_PARSE_PROCESS_MB * 1e6
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0:  # also NaN
-        raise ImportConfigError(
-            f"{PARSE_PROCESS_ENV}={text!r} is not a number of MB; set it to one (such as "
-            f"{PARSE_PROCESS_ENV}=1; 0 parses every header in a process of its own, a large "
-            f"number none), or unset it for the default of {DEFAULT_PARSE_PROCESS_MB:g} MB"
-        )
-    return value * 1e6
+    """``NUMBAST_IMPORT_PARSE_PROCESS_MB`` in bytes (default 1 MB; 0: every header in a
+    process of its own, a large number none)."""
+    return non_negative_number(PARSE_PROCESS_ENV, DEFAULT_PARSE_PROCESS_MB, "MB", "1") * 1e6
 
 
 def bound_bytes(file_list) -> int:

@@ -156,7 +156,7 @@ def test_11_a_module_built_in_memory_after_enospc_names_no_missing_file(built, t
         "from numbast_import.cache import entries\n"
         "def full(*args):\n"
         "    raise OSError(errno.ENOSPC, 'No space left on device')\n"
-        "entries._write_entry = full\n" + IMPORT_VEC
+        "entries.write_entry_files = full\n" + IMPORT_VEC
     )
     result = run_python(code, project, tmp_path / "cache")
     assert result.returncode == 0, result.stderr

@@ -40,17 +40,19 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from ast_canopy.cache_files import CANNOT_WRITE, require_space
+from ast_canopy.cache_files import CANNOT_WRITE
 from numbast_import.cache.entry_files import (
+    absent_or_unsafe,
     directories_between,
     is_digest,
     mark_used,
     publish,
     read_trusted,
+    write_entry_files,
 )
 from numbast_import.cache.key import component_differences
 from numbast_import.cache.manifest import MANIFEST, EntryKind, manifest_problem, sha256
-from numbast_import.cache.root import check_safe, refuse_unsafe
+from numbast_import.cache.root import check_safe
 from numbast_import.errors import CacheSafetyError
 
 logger = logging.getLogger(__name__)
@@ -229,7 +231,7 @@ class EntryStore:
         artifacts: dict[str, bytes] = {}
         for name, digest in manifest["artifacts"].items():
             if hit and name in self.kind.not_loaded:
-                problem = _absent_or_unsafe(path / name, shared, strict)
+                problem = absent_or_unsafe(path / name, shared, strict)
                 if problem:
                     problems.append(problem)
                 continue
@@ -313,7 +315,7 @@ class EntryStore:
                 )
                 return Entry(None, manifest, dict(built.artifacts))
             try:
-                _write_entry(staging, built.artifacts, manifest)
+                write_entry_files(staging, built.artifacts, manifest)
                 publish(staging, target)
             except OSError as exc:
                 if exc.errno not in CANNOT_WRITE:
@@ -378,28 +380,3 @@ class EntryStore:
     def directories(self, root: Path, path: Path) -> list[Path]:
         """The directories a lookup of the entry ``path`` passes, from ``root`` down."""
         return [root, *directories_between(root, path)]
-
-
-def _absent_or_unsafe(path: Path, shared: bool, strict: bool) -> str | None:
-    """Why the artifact ``path``, which a hit does not read, fails a hit: missing, or not safe
-    to trust (CacheSafetyError when ``strict``)."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return f"{path.name} missing"
-    try:
-        refuse_unsafe(path, info, shared)
-    except CacheSafetyError as exc:
-        if strict:
-            raise
-        return str(exc)
-    return None
-
-
-def _write_entry(staging: Path, artifacts: Mapping[str, bytes], manifest: dict[str, Any]) -> None:
-    text = json.dumps(manifest, indent=1, sort_keys=True).encode()
-    require_space(staging, sum(len(data) for data in artifacts.values()) + len(text))
-    for name, data in artifacts.items():
-        (staging / name).write_bytes(data)
-    # Written last: an entry without it is recognizably incomplete.
-    (staging / MANIFEST).write_bytes(text)

@@ -1,17 +1,24 @@
 """The files of a cache entry, below the entry store (``numbast_import.cache.entries``):
-reading one only when it is safe to trust, moving a complete entry into place, removing one
-so that readers never see half of it, and marking its last use.
+reading one only when it is safe to trust (or checking one a hit does not read), writing an
+entry's files manifest last, moving a complete entry into place, removing one so that readers
+never see half of it, and marking its last use.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from ast_canopy.cache_files import require_space
+from numbast_import.cache.manifest import MANIFEST
 from numbast_import.cache.root import refuse_unsafe, unsafe_reason
+from numbast_import.errors import CacheSafetyError
 
 TRASH_PREFIX = ".old-"
 _TOUCH_INTERVAL_S = 3600.0
@@ -70,3 +77,31 @@ def directories_between(root: Path, path: Path) -> list[Path]:
 def is_digest(name: str) -> bool:
     """Whether ``name`` is an entry directory's name (a sha256 in hex)."""
     return len(name) == 64 and all(c in "0123456789abcdef" for c in name)
+
+
+def absent_or_unsafe(path: Path, shared: bool, strict: bool) -> str | None:
+    """Why the artifact ``path``, which a hit does not read, fails a hit: missing, or not safe
+    to trust (CacheSafetyError when ``strict``)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return f"{path.name} missing"
+    try:
+        refuse_unsafe(path, info, shared)
+    except CacheSafetyError as exc:
+        if strict:
+            raise
+        return str(exc)
+    return None
+
+
+def write_entry_files(
+    staging: Path, artifacts: Mapping[str, bytes], manifest: dict[str, Any]
+) -> None:
+    """An entry's artifacts into ``staging``, its manifest last, once the disk has room."""
+    text = json.dumps(manifest, indent=1, sort_keys=True).encode()
+    require_space(staging, sum(len(data) for data in artifacts.values()) + len(text))
+    for name, data in artifacts.items():
+        (staging / name).write_bytes(data)
+    # Written last: an entry without it is recognizably incomplete.
+    (staging / MANIFEST).write_bytes(text)

@@ -55,6 +55,7 @@ ENTRY_SHAPING_MODULES = (
     "build_process.py",
     "digests.py",
     "entry_key.py",
+    "environment.py",
     "header_items.py",
     "header_names.py",
     "header_tokens.py",

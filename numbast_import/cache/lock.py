@@ -26,7 +26,8 @@ import threading
 import time
 from pathlib import Path
 
-from numbast_import.errors import CacheLockTimeout, ImportConfigError
+from numbast_import.environment import non_negative_number
+from numbast_import.errors import CacheLockTimeout
 
 try:
     import fcntl
@@ -56,20 +57,7 @@ class _Held:
 
 def lock_timeout() -> float:
     """``NUMBAST_IMPORT_LOCK_TIMEOUT`` in seconds (default 600)."""
-    text = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
-    if not text:
-        return DEFAULT_LOCK_TIMEOUT_S
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0:  # also NaN
-        raise ImportConfigError(
-            f"{LOCK_TIMEOUT_ENV}={text!r} is not a number of seconds; set it to one (such as "
-            f"{LOCK_TIMEOUT_ENV}=600), or unset it for the default of "
-            f"{DEFAULT_LOCK_TIMEOUT_S:.0f} s"
-        )
-    return value
+    return non_negative_number(LOCK_TIMEOUT_ENV, DEFAULT_LOCK_TIMEOUT_S, "seconds", "600")
 
 
 class EntryLock:
