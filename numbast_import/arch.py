@@ -12,7 +12,10 @@ import os
 import re
 import threading
 from concurrent.futures import Future
+from functools import partial
+from pathlib import Path
 
+from numbast_import import arch_memo
 from numbast_import.errors import ArchUnknownError
 
 logger = logging.getLogger(__name__)
@@ -33,9 +36,10 @@ __all__ = [
 ]
 
 
-def resolve_arch(pinned: str | None, module: str, where: str) -> str:
+def resolve_arch(pinned: str | None, module: str, where: str, memo_dir: Path | None = None) -> str:
     """The arch for ``module``, whose mapping (with its pin, if any) is described by
-    ``where``."""
+    ``where``. With ``memo_dir`` (the cache root's ``keys/``), the GPU's arch may come from
+    what an earlier process learned there (``numbast_import.arch_memo``)."""
     from_env = os.environ.get(ARCH_ENV, "").strip()
     if from_env:
         if not ARCH_RE.fullmatch(from_env):
@@ -44,7 +48,7 @@ def resolve_arch(pinned: str | None, module: str, where: str) -> str:
                 "sm_<major><minor>, for example sm_90"
             )
         return from_env
-    device, why_not = current_gpu_arch()
+    device, why_not = current_gpu_arch(memo_dir)
     if device is not None:
         if pinned and pinned != device:
             logger.info("%s: generating for the current GPU, %s (pin %s)", module, device, pinned)
@@ -70,6 +74,12 @@ def current_compute_capability() -> tuple[int, int]:
     """(major, minor) of the current context's device, else of device 0, through the driver
     API only: no context is created, so this costs cuInit and nothing that the first kernel
     launch would not pay anyway. Remembered per device. Raises DeviceQueryError."""
+    major, minor, _device_zero = _device_capability()
+    return major, minor
+
+
+def _device_capability() -> tuple[int, int, bool]:
+    """(major, minor, whether it is device 0's, asked with no context current)."""
     try:
         from cuda.bindings import driver
     except ImportError as exc:
@@ -80,10 +90,11 @@ def current_compute_capability() -> tuple[int, int]:
         if err != success:
             raise DeviceQueryError(f"cuInit: {err.name}")
         err, context = driver.cuCtxGetCurrent()
-        if err == success and int(context) != 0:
-            err, device = driver.cuCtxGetDevice()
-        else:
+        device_zero = not (err == success and int(context) != 0)
+        if device_zero:
             err, device = driver.cuDeviceGet(0)
+        else:
+            err, device = driver.cuCtxGetDevice()
         if err != success:
             raise DeviceQueryError(f"no device: {err.name}")
         found = _capabilities.get(int(device))
@@ -103,13 +114,19 @@ def current_compute_capability() -> tuple[int, int]:
         raise
     except (RuntimeError, OSError) as exc:  # libcuda missing: cuda.bindings cannot load it
         raise DeviceQueryError(str(exc)) from None
-    return found
+    return found[0], found[1], device_zero
 
 
 # The process's one question to the driver about its GPU's arch: asked in the background when an
-# import starts (start_device_query), or here when first needed.
+# import starts (start_device_query), or here when first needed. Its answer: (arch or None, why
+# not, whether it is device 0's asked with no context current).
 _device_arch: Future | None = None
 _device_arch_lock = threading.Lock()
+# Whether the driver was loaded in the process when the question was asked; and whether the
+# answer a memo gave this process was checked against the driver's (the first import that used it
+# checks it).
+_driver_was_loaded = True
+_memo_checked = False
 
 
 def start_device_query() -> None:
@@ -119,24 +136,61 @@ def start_device_query() -> None:
     ``cuInit`` is most of a warm header import's time (0.1-0.2 s; the first kernel launch
     would pay it otherwise) and holds no GIL, so the import's Python work (reading the project,
     importing the runtime, hashing the header) runs meanwhile; ``current_gpu_arch`` waits for
-    the answer.
+    the answer unless the cache root remembers it (``numbast_import.arch_memo``).
     """
     if not os.environ.get(ARCH_ENV, "").strip():
         _arch_query(background=True)
 
 
-def current_gpu_arch() -> tuple[str | None, str]:
+def current_gpu_arch(memo_dir: Path | None = None) -> tuple[str | None, str]:
     """``("sm_XY", "")`` for the current CUDA device, else ``(None, why)``; asked once per
-    process (``current_compute_capability``)."""
-    return _arch_query(background=False).result()
+    process (``current_compute_capability``). With ``memo_dir``, a fresh process takes the
+    answer an earlier one remembered there for this machine (``numbast_import.arch_memo``)
+    instead of waiting for the driver's, which is checked against it when it comes."""
+    global _memo_checked
+    query = _arch_query(background=memo_dir is not None)
+    state = known = None
+    if memo_dir is not None and not _driver_was_loaded:
+        state = arch_memo.machine_state()
+        known = None if state is None else arch_memo.remembered(memo_dir, state)
+        if known is not None and not query.done():
+            with _device_arch_lock:
+                check, _memo_checked = not _memo_checked, True
+            if check:
+                query.add_done_callback(partial(_check_memo, memo_dir, state, known))
+            logger.debug("the GPU's arch, %s, remembered in %s", known, memo_dir)
+            return known, ""
+    arch, why, device_zero = query.result()
+    if state is not None and arch is not None and device_zero and arch != known:
+        arch_memo.remember(memo_dir, state, arch)  # learned, or corrected
+    return arch, why
+
+
+def _check_memo(memo_dir: Path, state: str, known: str, query: Future) -> None:
+    """The driver's answer, come after the import took ``known`` from the memo."""
+    try:
+        arch, why, device_zero = query.result()
+    except Exception as exc:  # the check of the memo only: it is forgotten, and logged
+        arch_memo.forget(memo_dir, state, f"the driver could not be asked: {exc!r}")
+        return
+    if arch is None:
+        arch_memo.forget(memo_dir, state, f"no device answers now: {why}")
+    elif device_zero and arch != known:
+        arch_memo.forget(
+            memo_dir,
+            state,
+            f"device 0 is {arch}, not {known}; this process's imports generated for {known}, "
+            "so its kernels may not link: import again in a new process",
+        )
 
 
 def _arch_query(background: bool) -> Future:
-    global _device_arch
+    global _device_arch, _driver_was_loaded
     with _device_arch_lock:
         query, asked = _device_arch, _device_arch is not None
         if not asked:
             query = _device_arch = Future()
+            _driver_was_loaded = arch_memo.driver_loaded()  # before this query loads it
     if not asked:
         if background:
             threading.Thread(
@@ -149,10 +203,10 @@ def _arch_query(background: bool) -> Future:
 
 def _answer(query: Future) -> None:
     try:
-        major, minor = current_compute_capability()
+        major, minor, device_zero = _device_capability()
     except DeviceQueryError as exc:
-        query.set_result((None, str(exc)))
+        query.set_result((None, str(exc), False))
     except BaseException as exc:  # not swallowed: raised again where the answer is read
         query.set_exception(exc)
     else:
-        query.set_result((f"sm_{major}{minor}", ""))
+        query.set_result((f"sm_{major}{minor}", "", device_zero))

@@ -119,10 +119,13 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
     # with the device query.
     import numbast.runtime.apply  # noqa: F401
 
-    arch = resolve_arch(mapping.arch, name, mapping.source)
+    root = cache_root(mapping.cache_dir)
+    # The GPU's arch remembered in the root, where it exists (numbast_import.arch_memo).
+    arch = resolve_arch(
+        mapping.arch, name, mapping.source, root / KEYS_DIR if root.is_dir() else None
+    )
     # Before any lock of this module's: a used module may have to be built too.
     import_used_modules(mapping)
-    root = cache_root(mapping.cache_dir)
     # The generator's fingerprint is remembered in the root, where it exists (a warm import
     # never creates the writable root: read-only layers may serve it).
     components, digest = entry_key(mapping, name, arch, root if root.is_dir() else None)

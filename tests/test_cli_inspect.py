@@ -40,7 +40,9 @@ def no_gpu_no_pin(built, tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBAST_CACHE_DIR", str(copy))
     for variable in ("NUMBAST_IMPORT_ARCH", "NUMBAST_IMPORT_CONFIG", "NUMBAST_CACHE_PATH"):
         monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setattr(arch_module, "current_gpu_arch", lambda: (None, "no device (test)"))
+    monkeypatch.setattr(
+        arch_module, "current_gpu_arch", lambda memo_dir=None: (None, "no device (test)")
+    )
     return project, copy
 
 

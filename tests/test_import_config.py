@@ -297,7 +297,7 @@ def test_find_spec_does_no_work(tmp_path, monkeypatch):
 
 
 def test_the_current_gpu_wins_over_the_pin(monkeypatch):
-    monkeypatch.setattr(arch_module, "current_gpu_arch", lambda: ("sm_80", ""))
+    monkeypatch.setattr(arch_module, "current_gpu_arch", lambda memo_dir=None: ("sm_80", ""))
     assert resolve_arch("sm_90", "cuda_headers.x", "pyproject.toml") == "sm_80"
     assert resolve_arch(None, "cuda_headers.x", "pyproject.toml") == "sm_80"
     monkeypatch.setenv("NUMBAST_IMPORT_ARCH", "sm_100")
@@ -305,7 +305,7 @@ def test_the_current_gpu_wins_over_the_pin(monkeypatch):
 
 
 def test_without_a_gpu_the_pin_applies_and_without_one_the_error_says_how_to_pin(monkeypatch):
-    monkeypatch.setattr(arch_module, "current_gpu_arch", lambda: (None, "no driver"))
+    monkeypatch.setattr(arch_module, "current_gpu_arch", lambda memo_dir=None: (None, "no driver"))
     assert resolve_arch("sm_90", "cuda_headers.x", "pyproject.toml") == "sm_90"
     with pytest.raises(ArchUnknownError) as caught:
         resolve_arch(None, "cuda_headers.x", "/p/pyproject.toml [tool.numbast-import.headers] x")
@@ -339,11 +339,11 @@ def test_the_device_query_runs_once_in_the_background_when_an_import_starts(monk
     def slow_query():
         asked.append(threading.current_thread().name)
         time.sleep(0.2)  # as long as cuInit: the importing thread goes on meanwhile
-        return (8, 9)
+        return (8, 9, True)
 
     monkeypatch.delenv("NUMBAST_IMPORT_ARCH", raising=False)
     monkeypatch.setattr(arch_module, "_device_arch", None)
-    monkeypatch.setattr(arch_module, "current_compute_capability", slow_query)
+    monkeypatch.setattr(arch_module, "_device_capability", slow_query)
     started = time.perf_counter()
     arch_module.start_device_query()
     arch_module.start_device_query()  # asked once per process
@@ -359,7 +359,7 @@ def test_a_failed_background_query_raises_where_the_arch_is_read(monkeypatch):
 
     monkeypatch.delenv("NUMBAST_IMPORT_ARCH", raising=False)
     monkeypatch.setattr(arch_module, "_device_arch", None)
-    monkeypatch.setattr(arch_module, "current_compute_capability", broken_query)
+    monkeypatch.setattr(arch_module, "_device_capability", broken_query)
     arch_module.start_device_query()
     with pytest.raises(ValueError, match="nonsense"):
         arch_module.current_gpu_arch()
@@ -371,7 +371,7 @@ def test_no_device_query_when_the_arch_is_set(monkeypatch):
 
     monkeypatch.setenv("NUMBAST_IMPORT_ARCH", "sm_90")
     monkeypatch.setattr(arch_module, "_device_arch", None)
-    monkeypatch.setattr(arch_module, "current_compute_capability", unexpected)
+    monkeypatch.setattr(arch_module, "_device_capability", unexpected)
     arch_module.start_device_query()
     assert arch_module._device_arch is None
     assert resolve_arch(None, "cuda_headers.x", "pyproject.toml") == "sm_90"

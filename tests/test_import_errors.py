@@ -110,7 +110,9 @@ def test_no_arch(project, monkeypatch):
     (project / "pyproject.toml").write_text(
         '[tool.numbast-import.headers]\nvec = "include/vec.cuh"\n'
     )
-    monkeypatch.setattr(arch_module, "current_gpu_arch", lambda: (None, "no CUDA driver"))
+    monkeypatch.setattr(
+        arch_module, "current_gpu_arch", lambda memo_dir=None: (None, "no CUDA driver")
+    )
     error, printed = failed_import("cuda_headers.vec")
     assert isinstance(error, ArchUnknownError) and 'arch = "sm_90"' in str(error)
     assert_no_frames_of_ours(printed)

@@ -55,3 +55,26 @@ def test_a_project_pinned_to_another_arch_runs_on_this_gpu(tmp_path):
     assert f"for {device}" in result.stderr
     (entry,) = entries(cache)
     assert json.loads((entry / "manifest.json").read_text())["key"]["arch"] == device
+
+
+@pytest.mark.gpu
+def test_a_later_process_takes_the_arch_remembered_for_this_gpu(tmp_path):
+    device = _device_arch()
+    project, cache = make_project(tmp_path), tmp_path / "cache"
+    cache.mkdir(mode=0o700)  # the root exists: the first process remembers the arch there
+    logged = (
+        "import logging, sys\n"
+        "handler = logging.StreamHandler(sys.stderr)\n"
+        "logging.getLogger('numbast_import.arch').addHandler(handler)\n"
+        "logging.getLogger('numbast_import.arch').setLevel(logging.DEBUG)\n"
+    )
+    first = run_python(logged + KERNEL, project, cache)
+    assert first.returncode == 0, first.stderr
+    assert "result 10.0" in first.stdout and "remembered in" not in first.stderr
+    (memo,) = (cache / "keys").glob("arch-*")
+    assert memo.read_text() == f"{device}\n"
+    second = run_python(logged + KERNEL, project, cache)
+    assert second.returncode == 0, second.stderr
+    assert "result 10.0" in second.stdout
+    assert f"the GPU's arch, {device}, remembered in" in second.stderr
+    assert memo.read_text() == f"{device}\n"  # the driver's answer agreed: kept

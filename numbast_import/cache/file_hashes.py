@@ -75,7 +75,7 @@ def header_sha256(header: str, memo_dir: Path | None = None) -> str:
     path = os.path.realpath(header)
     stamp = file_stamp(os.stat(path))
     memo = memo_dir / f"header-{hashlib.sha256(path.encode()).hexdigest()[:32]}"
-    remembered = _read_trusted(memo)
+    remembered = read_memo(memo)
     if remembered is not None:
         lines = remembered.decode(errors="replace").split("\n")
         if lines[:2] == [path, _stamp_text(stamp)] and len(lines) == 3:
@@ -120,7 +120,7 @@ def included_file_hashes(paths: Iterable[str], memo_dir: Path | None = None) -> 
     return hashes
 
 
-def _read_trusted(path: Path) -> bytes | None:
+def read_memo(path: Path) -> bytes | None:
     """The memo's bytes; None when it is missing or not trusted."""
     try:
         with open(path, "rb") as stream:
@@ -135,7 +135,7 @@ def _read_trusted(path: Path) -> bytes | None:
 
 def _table(path: Path) -> dict[str, list]:
     """The table's well-formed entries; none when it is missing, damaged or not trusted."""
-    data = _read_trusted(path)
+    data = read_memo(path)
     try:
         table = json.loads(data) if data is not None else None
     except ValueError:
