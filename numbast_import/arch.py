@@ -122,10 +122,10 @@ def _device_capability() -> tuple[int, int, bool]:
 # not, whether it is device 0's asked with no context current).
 _device_arch: Future | None = None
 _device_arch_lock = threading.Lock()
-# Whether the driver was loaded in the process when the question was asked; and whether the
-# answer a memo gave this process was checked against the driver's (the first import that used it
-# checks it).
-_driver_was_loaded = True
+# Whether the question asked is device 0's (no context was current in the asking thread), which
+# is the one a memo answers; and whether the answer a memo gave this process was checked against
+# the driver's (the first import that used it checks it).
+_asks_device_zero = False
 _memo_checked = False
 
 
@@ -150,7 +150,7 @@ def current_gpu_arch(memo_dir: Path | None = None) -> tuple[str | None, str]:
     global _memo_checked
     query = _arch_query(background=memo_dir is not None)
     state = known = None
-    if memo_dir is not None and not _driver_was_loaded:
+    if memo_dir is not None and _asks_device_zero:
         state = arch_memo.machine_state()
         known = None if state is None else arch_memo.remembered(memo_dir, state)
         if known is not None and not query.done():
@@ -185,20 +185,40 @@ def _check_memo(memo_dir: Path, state: str, known: str, query: Future) -> None:
 
 
 def _arch_query(background: bool) -> Future:
-    global _device_arch, _driver_was_loaded
+    global _device_arch, _asks_device_zero
     with _device_arch_lock:
         query, asked = _device_arch, _device_arch is not None
         if not asked:
             query = _device_arch = Future()
-            _driver_was_loaded = arch_memo.driver_loaded()  # before this query loads it
+            current = _context_current()
+            _asks_device_zero = current is False
     if not asked:
-        if background:
+        # A context current here is this thread's (the background thread has none): its device
+        # is asked here, which costs little once the driver is initialized.
+        if background and not current:
             threading.Thread(
                 target=_answer, args=(query,), name="numbast-import-arch", daemon=True
             ).start()
         else:
             _answer(query)
     return query
+
+
+def _context_current() -> bool | None:
+    """Whether a CUDA context is current in this thread: False when none is (also when the
+    driver is not initialized yet: then none can be), None when the driver cannot say. Costs
+    microseconds (no cuInit)."""
+    try:
+        from cuda.bindings import driver
+
+        err, context = driver.cuCtxGetCurrent()
+    except (ImportError, RuntimeError, OSError):  # no cuda.bindings, or no driver to load
+        return None
+    if err == driver.CUresult.CUDA_ERROR_NOT_INITIALIZED:
+        return False
+    if err != driver.CUresult.CUDA_SUCCESS:
+        return None
+    return int(context) != 0
 
 
 def _answer(query: Future) -> None:

@@ -3,9 +3,9 @@
 A warm import needs the arch before it can name its entry, and asking the driver costs
 ``cuInit``: 0.1 s of a warm import's 0.12 s on the H200 machine, which the first launch then
 pays less, but only in part (benchmarks/NOTES.md, "GPU session 6"). The question a warm import
-asks in a fresh process is always the same one: the compute capability of device 0 (no context
-is current: no library of the process has loaded the driver yet). Its answer cannot change
-while the machine stays as it is, so it is remembered under a digest of what would change it:
+asks in a fresh process is always the same one: the compute capability of device 0 (no
+context is current yet). Its answer cannot change while the machine stays as it is, so it is
+remembered under a digest of what would change it:
 
 - the boot (``/proc/sys/kernel/random/boot_id``): GPUs are added, removed or swapped across
   reboots;
@@ -16,10 +16,11 @@ while the machine stays as it is, so it is remembered under a digest of what wou
   ``CUDA_DEVICE_ORDER``), and the user.
 
 Where any of these cannot be read (not Linux, no NVIDIA driver), nothing is remembered and the
-driver is asked. The answer is used only when the driver is not loaded in the process yet
-(``libcuda.so.1`` is not loaded): a library that loaded it may have made a context current on
-another device, and then the driver is asked, which is cheap once it is initialized. The
-driver is asked in the background all the same (``numbast_import.arch``); an answer that
+driver is asked. The answer is used only when no CUDA context is current in the importing
+thread (``numbast_import.arch`` asks the driver that without initializing it): one made by
+Numba or another library may be on another device, and then that context's device is asked,
+which costs little once the driver is initialized. The driver is asked in the background all
+the same (``numbast_import.arch``); an answer that
 differs from the remembered one removes the memo and is logged as an error.
 
 The memo is a file of the cache root's ``keys/`` (``arch-<digest>``), read only when it
@@ -43,7 +44,6 @@ ARCH = re.compile(r"sm_[0-9]+[a-z]?")
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 _DRIVER = "/proc/driver/nvidia"
 _DEVICE_VARIABLES = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER")
-_DRIVER_LIBRARY = "libcuda.so.1"  # its soname, as the loader knows it however it was opened
 
 
 def machine_state() -> str | None:
@@ -63,22 +63,6 @@ def machine_state() -> str | None:
     variables = {name: os.environ.get(name) for name in _DEVICE_VARIABLES}
     text = json.dumps([boot, driver, gpus, nodes, variables, os.getuid()], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def driver_loaded() -> bool:
-    """Whether this process has loaded the CUDA driver library (then a context may be current,
-    on any device): asked of the dynamic loader without loading it (``RTLD_NOLOAD``, ~0.08 ms;
-    reading ``/proc/self/maps`` of a Numba process costs 2 ms)."""
-    import ctypes
-
-    no_load = getattr(os, "RTLD_NOLOAD", None)
-    if no_load is None:  # not a dynamic loader that can say
-        return True
-    try:
-        ctypes.CDLL(_DRIVER_LIBRARY, mode=no_load | os.RTLD_LAZY)
-    except OSError:
-        return False
-    return True
 
 
 def memo_path(memo_dir: Path, state: str) -> Path:
