@@ -17,7 +17,6 @@ and they are no API.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from numbast_import.errors import ToolkitMissingError
@@ -103,7 +102,7 @@ def builtin_mapping(name: str):
     table = dict(BUILTIN_HEADERS[name])
     uses = tuple(f"numbast.headers.{used}" for used in table.pop("uses", ()))
     mapping = header_mapping(name, table, _include_dir(name), "built-in numbast.headers")
-    return replace(mapping, uses=uses)
+    return mapping._replace(uses=uses)
 
 
 def _include_dir(name: str) -> str:

@@ -10,14 +10,14 @@ of the table itself (``arch``, ``include-dirs``, ...) concern every mapping, so 
 fail every import.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: typing.NamedTuple would compile a ForwardRef
+# for each field of ProjectConfig at every import.
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from numbast_import.arch import ARCH_RE
 from numbast_import.errors import ImportConfigError
@@ -54,16 +54,16 @@ PROJECT_KEYS = {
 }
 
 
-@dataclass(frozen=True)
-class ProjectConfig:
+class ProjectConfig(NamedTuple):
     """``[tool.numbast-import]`` of one pyproject.toml (or nothing, when there is none).
-    ``broken`` holds, per module name, the message of a mapping that cannot be used."""
+    ``broken`` holds, per module name, the message of a mapping that cannot be used. (A named
+    tuple, as ``HeaderMapping``: every import through the finder defines it.)"""
 
     pyproject: str | None
     arch: str | None = None
     cache_dir: str | None = None
-    headers: dict[str, HeaderMapping] = field(default_factory=dict)
-    broken: dict[str, str] = field(default_factory=dict)
+    headers: Mapping[str, HeaderMapping] = MappingProxyType({})
+    broken: Mapping[str, str] = MappingProxyType({})
     # How the file was found, for messages when a name is not mapped.
     searched_from: str | None = None
 
@@ -157,7 +157,7 @@ def project_config_from_table(table: Mapping[str, Any], path: Path) -> ProjectCo
         except ImportConfigError as exc:
             broken[module] = str(exc)
             continue
-        headers[module] = replace(mapping, arch=arch, cache_dir=cache_dir)
+        headers[module] = mapping._replace(arch=arch, cache_dir=cache_dir)
     return ProjectConfig(
         pyproject=str(path), arch=arch, cache_dir=cache_dir, headers=headers, broken=broken
     )

@@ -14,7 +14,6 @@ import importlib.abc
 import importlib.util
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 
 from numbast_import.config import TABLE, ProjectConfig, load_project_config
 from numbast_import.errors import HeaderImportError, HeaderNotMappedError, ImportConfigError
@@ -55,7 +54,7 @@ def resolve_mapping(package: str, name: str, project: ProjectConfig) -> HeaderMa
 
         if name in BUILTIN_HEADERS:
             # The project's arch pin and cache-dir apply to built-in modules too.
-            return replace(builtin_mapping(name), arch=project.arch, cache_dir=project.cache_dir)
+            return builtin_mapping(name)._replace(arch=project.arch, cache_dir=project.cache_dir)
         known = ", ".join(sorted(BUILTIN_HEADERS))
         builtins = {b: f"{BUILTIN_PACKAGE}.{b}" for b in BUILTIN_HEADERS}
         raise _not_mapped(
@@ -68,7 +67,7 @@ def resolve_mapping(package: str, name: str, project: ProjectConfig) -> HeaderMa
     if mapping is not None:
         # A mapping pickled elsewhere keeps that project's arch pin where this one has none.
         arch = project.arch or mapping.arch
-        return replace(mapping, arch=arch, cache_dir=project.cache_dir)
+        return mapping._replace(arch=arch, cache_dir=project.cache_dir)
     mapping = project.headers.get(name)
     if mapping is not None:
         return mapping

@@ -33,7 +33,6 @@ import socket
 import sys
 import types
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +114,7 @@ def pickled_state(module: types.ModuleType) -> dict[str, Any]:
     origin: ModuleOrigin = module.__numbast_origin__
     mapping = None
     if not module.__name__.startswith(BUILTIN_PREFIX):
-        mapping = {k: v for k, v in asdict(origin.mapping).items() if k not in _NOT_PICKLED}
+        mapping = {k: v for k, v in origin.mapping._asdict().items() if k not in _NOT_PICKLED}
     return {
         "format": FORMAT,
         "name": module.__name__,
@@ -210,7 +209,7 @@ def mapping_here(state: Mapping[str, Any]) -> HeaderMapping:
     fields = dict(state["mapping"])
     fields["uses"] = tuple(fields.get("uses") or ())
     mapping = HeaderMapping(**fields)
-    return replace(mapping, source=f"{mapping.source} (pickled on {state['host']})")
+    return mapping._replace(source=f"{mapping.source} (pickled on {state['host']})")
 
 
 def _check_header(mapping: HeaderMapping, state: Mapping[str, Any]) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from dataclasses import replace
 from typing import Any
 
 from numbast_import.errors import ImportConfigError
@@ -39,7 +38,7 @@ def register(name: str, header: str | os.PathLike[str], **options: Any) -> None:
         raise ImportConfigError(f"{where}: give the header once, as the second argument")
     entry["header"] = os.fspath(header)
     mapping = header_mapping(short, entry, os.getcwd(), PACKAGE, source=where)
-    mapping = replace(mapping, registered={"header": os.fspath(header), **options})
+    mapping = mapping._replace(registered={"header": os.fspath(header), **options})
     previous = _registered.get(short)
     if previous is not None and previous != mapping and f"{PACKAGE}.{short}" in sys.modules:
         logger.warning(
