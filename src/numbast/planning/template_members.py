@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from ast_canopy.model import FunctionTemplate, Method
 from numbast.core import rows
-from numbast.core.rows import TemplateCallableRow
 from numbast.core.shim_text import SETITEM
+from numbast.core.template_rows import TemplateCallableRow
 from numbast.planning.descriptions import location_of
 from numbast.planning.diagnostics import BindingError
 from numbast.planning.intents import IntentSpec, member_intents

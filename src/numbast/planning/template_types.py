@@ -9,8 +9,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ast_canopy.model import TemplateParam, TemplateParamKind, Type, TypeKind
-from numbast.core import rows
-from numbast.core.rows import TemplateParamRow, TemplateTypeRow
+from numbast.core import template_rows
+from numbast.core.template_rows import TemplateParamRow, TemplateTypeRow
 from numbast.planning.type_rules import normalize_cxx_name, strip_cv
 
 _PARAMETER = re.compile(r"\b(?:type|value)-parameter-(\d+)-(\d+)")
@@ -168,12 +168,12 @@ def param_rows(params: Sequence[TemplateParam], names: TemplateNames) -> tuple:
     result = []
     for param in params:
         value_type = ""
-        kind = rows.TYPE_PARAMETER
+        kind = template_rows.TYPE_PARAMETER
         if param.kind is TemplateParamKind.NON_TYPE:
-            kind = rows.VALUE_PARAMETER
+            kind = template_rows.VALUE_PARAMETER
             value_type = strip_cv(param.type_.canonical_name) if param.type_ else "int"
         elif param.kind is TemplateParamKind.TEMPLATE:
-            kind = rows.TEMPLATE_PARAMETER
+            kind = template_rows.TEMPLATE_PARAMETER
         # Qualified text means the same at global scope, where instances are probed.
         written = param.default_qualified or param.default
         default = None if written is None else spelled(written, names)

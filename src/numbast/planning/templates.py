@@ -23,8 +23,8 @@ from ast_canopy.model import (
     Type,
 )
 from ast_canopy.spelling import split_template_arguments
-from numbast.core import rows
-from numbast.core.rows import (
+from numbast.core import rows, template_rows
+from numbast.core.template_rows import (
     AliasTemplateRow,
     ClassTemplateRow,
     FunctionTemplateRow,
@@ -100,7 +100,7 @@ def function_template_row(
             raise BindingError(f"operator{func.operator} does not take its left operand by &")
         operator = key.__name__
     callable_row = TemplateCallableRow(
-        rows.FUNCTION,
+        template_rows.FUNCTION,
         operator or func.name,
         func.operator or func.qual_name,
         tuple((p.name, type_row(p.type_, names), p.default_value is not None) for p in func.params),
@@ -260,7 +260,7 @@ def alias_template_row(alias: AliasTemplate, class_templates: Iterable[str]) -> 
         # ``cuda::std::integral_constant<bool, expr>``, from a header not retained): its
         # instances are C++ types named by the alias itself, which kernels give as template
         # arguments.
-        aliased = rows.NAMED_BY_ALIAS
+        aliased = template_rows.NAMED_BY_ALIAS
     return AliasTemplateRow(
         alias.name, alias.qual_name, param_rows(alias.template_parameters, names), aliased
     )

@@ -14,15 +14,18 @@ returning the target unchanged.
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING
 
 from numba.cuda import types
 from numba.cuda.typing.templates import AbstractTemplate, signature
 
-from ..core import rows
 from ..core.shim_text import SETITEM
 from .call_rewrites import store_back_into_source
 from .overloads import DEFAULT_REGISTRIES, Registries, make_function_stub
 from .state import LOCK, shared_table
+
+if TYPE_CHECKING:
+    from ..core.template_rows import ClassTemplateRow
 
 # (type class, method name) -> [(signature, lowering)]: runtime.members' non-const methods
 _MUTATORS: dict = shared_table("mutators", dict)
@@ -41,7 +44,7 @@ def enable_element_assignment(registries: Registries = DEFAULT_REGISTRIES) -> No
         _STUB.append(stub)
 
 
-def enable_for_template(row: rows.ClassTemplateRow, registries: Registries) -> None:
+def enable_for_template(row: ClassTemplateRow, registries: Registries) -> None:
     """Enable ``v[i] = x`` when a class template's instances (or its partial specializations')
     bind it: before any kernel compiles, since instances are made while kernels are typed,
     after the rewrite has run (CUTLASS's ``Array<float, 4>`` made by ``make_Array(...)``)."""
@@ -49,11 +52,13 @@ def enable_for_template(row: rows.ClassTemplateRow, registries: Registries) -> N
         enable_element_assignment(registries)
 
 
-def _assigns_elements(row: rows.ClassTemplateRow) -> bool:
-    if any(rows.callable_row(member).name == SETITEM for member in row.members):
+def _assigns_elements(row: ClassTemplateRow) -> bool:
+    from ..core import template_rows  # templates only: a struct's operator[] needs none of it
+
+    if any(template_rows.callable_row(member).name == SETITEM for member in row.members):
         return True
     partials = row.partial_specializations
-    return any(_assigns_elements(rows.class_template_row(p)) for p, _patterns in partials)
+    return any(_assigns_elements(template_rows.class_template_row(p)) for p, _patterns in partials)
 
 
 def _register(stub, registries: Registries) -> None:

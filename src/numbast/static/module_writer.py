@@ -100,7 +100,7 @@ def rows_block(
     ``constants`` ("" without)."""
     rows = plan.rows(RowWriter() if writer is None else writer)
     head = (
-        "# The bindings as data; numbast/core/rows.py documents every layout.\n"
+        "# The bindings as data; numbast/core/rows.py and template_rows.py document the layouts.\n"
         "_nb_rows = _nb_runtime.ModuleRows(\n"
         f"    format={FORMAT},\n"
     )

@@ -12,17 +12,15 @@ from numbast.core.cxx_names import spelled_accessor
 from numbast.core.row_writer import RowWriter
 from numbast.core.rows import (
     FORMAT,
-    AliasTemplateRow,
-    ClassTemplateRow,
     EnumRow,
     FunctionRow,
-    FunctionTemplateRow,
     KernelRow,
     ModuleRows,
     StructBodyRow,
     StructRow,
 )
 from numbast.core.shim_text import shim_preamble
+from numbast.core.template_rows import AliasTemplateRow, ClassTemplateRow, FunctionTemplateRow
 from numbast.planning.constants import ConstantRow
 from numbast.static.coverage import Decision
 

@@ -31,7 +31,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from numbast.core.rows import TEMPLATE_PARAMETER, TYPE_PARAMETER
+from numbast.core.template_rows import TEMPLATE_PARAMETER, TYPE_PARAMETER
 from numbast.planning.member_kinds import CALL_OPERATOR
 
 # Round r gives every type parameter TYPE_ARGUMENTS[r] and every integer one INTEGER_ARGUMENTS[r].

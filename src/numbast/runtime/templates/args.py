@@ -22,7 +22,7 @@ from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 
 from ...core.cxx_names import BUILTIN_NUMBA_NAMES
-from ...core.rows import TEMPLATE_PARAMETER, VALUE_PARAMETER, TemplateParamRow
+from ...core.template_rows import TEMPLATE_PARAMETER, VALUE_PARAMETER, TemplateParamRow
 from ..cxx_types import (
     NoCxxSpelling,
     canonical_spelling,

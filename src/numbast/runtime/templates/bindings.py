@@ -11,7 +11,7 @@ from typing import Any
 
 from numba.cuda import types
 
-from ...core.rows import (
+from ...core.template_rows import (
     NAMED_BY_ALIAS,
     AliasTemplateRow,
     ClassTemplateRow,

@@ -14,7 +14,8 @@ from typing import Any
 from numba.cuda import types
 
 from ...core.call_plans import CallPlan, ShimValue, assemble_call
-from ...core.rows import COPY, HIDDEN_OUT, POINTER, TemplateCallableRow, TemplateTypeRow
+from ...core.rows import COPY, HIDDEN_OUT, POINTER
+from ...core.template_rows import TemplateCallableRow, TemplateTypeRow
 from ..array_decay import install_array_decay, passes_as_pointer
 from ..calls import Call
 from ..cxx_types import cxx_spelling_of

@@ -20,9 +20,10 @@ from typing import Any
 
 from numba.cuda import types
 
-from ...core import rows
+from ...core import template_rows
 from ...core.row_writer import RowWriter
-from ...core.rows import ClassTemplateRow, StructBodyRow, StructRow
+from ...core.rows import StructBodyRow, StructRow
+from ...core.template_rows import ClassTemplateRow
 from ..members import inherit_static_members
 from ..registration import hand_over, register_struct
 from ..row_types import make_struct_type_of
@@ -131,7 +132,7 @@ class ClassTemplateBinder:
     ) -> None:
         """``register``: register the kernel-time construction with Numba now (else call
         :meth:`register` before kernels use it)."""
-        self.row = rows.class_template_row(row)
+        self.row = template_rows.class_template_row(row)
         self.params = self.row.params
         self.context = context
         self._stubs: dict[tuple, type] = {}
@@ -180,7 +181,9 @@ class ClassTemplateBinder:
     def numba_type_of_instance(self, values: Sequence[Any]) -> types.Type:
         """The instance for arguments as a probe answers them (Numba types and ints)."""
         arguments = [
-            value_argument(v, p.value_type) if p.kind == rows.VALUE_PARAMETER else type_argument(v)
+            value_argument(v, p.value_type)
+            if p.kind == template_rows.VALUE_PARAMETER
+            else type_argument(v)
             for v, p in zip(values, self.params, strict=False)
         ]
         return self.instance_type(self.complete(dict(enumerate(arguments))))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.rows import TEMPLATE_PARAMETER
+from ...core.template_rows import TEMPLATE_PARAMETER
 from ..cxx_types import canonical_spelling
 from .args import (
     TemplateArgument,

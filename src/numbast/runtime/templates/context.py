@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from numba.cuda import types
 
-from ...core.rows import TemplateTypeRow
+from ...core.template_rows import TemplateTypeRow
 from ..cxx_types import (
     canonical_spelling,
     cxx_spelling_of,

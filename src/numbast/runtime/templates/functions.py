@@ -22,9 +22,9 @@ from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, Signature
 
-from ...core import rows
-from ...core.rows import FunctionTemplateRow
+from ...core import template_rows
 from ...core.shim_text import function_call_body, operator_body
+from ...core.template_rows import FunctionTemplateRow
 from ..calls import Call
 from ..overloads import is_bound_type
 from .args import (
@@ -156,7 +156,7 @@ class FunctionTemplateBinder:
     ) -> None:
         """``intents``: the argument intent of each parameter of the function (``in``,
         ``inout_ptr``, ``out_ptr``, ``out_return``); none given: all ``in``."""
-        self.row = rows.function_template_row(row)
+        self.row = template_rows.function_template_row(row)
         self.callable = self.row.callable
         self.params = self.row.params
         self.context = context

@@ -25,7 +25,8 @@ from typing import Any, NamedTuple
 from numba.cuda import types
 
 from ...core import rows
-from ...core.rows import ClassTemplateRow, MemberRow
+from ...core.rows import MemberRow
+from ...core.template_rows import ClassTemplateRow
 from ..cxx_types import cxx_spelling_of
 from .args import TemplateArgument, substitute
 from .context import NEEDS_COMPILER, TemplateContext

@@ -16,7 +16,7 @@ from numba.cuda import types
 
 from ...core import rows
 from ...core.call_plans import ShimValue
-from ...core.rows import ClassTemplateRow, MemberRow, StructBodyRow, TemplateCallableRow
+from ...core.rows import MemberRow, StructBodyRow
 from ...core.shim_text import (
     SETITEM,
     constructor_body,
@@ -28,6 +28,7 @@ from ...core.shim_text import (
     operator_expression,
 )
 from ...core.struct_padding import FieldSlot, padded_members
+from ...core.template_rows import ClassTemplateRow, TemplateCallableRow
 from ..cxx_types import cxx_spelling_of
 from .args import TemplateArgument, substitute
 from .calls import (

@@ -17,7 +17,7 @@ from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, signature
 
 from ...core import rows
-from ...core.rows import TemplateCallableRow
+from ...core.template_rows import TemplateCallableRow
 from ..element_assignment import enable_for_template
 from .args import Deduction, DeductionError, TemplateArgument
 from .calls import keyword_arguments

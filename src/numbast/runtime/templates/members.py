@@ -21,8 +21,9 @@ from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, signature
 
 from ...core.call_plans import ShimValue
-from ...core.rows import OPERATOR, TemplateCallableRow, callable_row
+from ...core.rows import OPERATOR
 from ...core.shim_text import method_call_body, operator_body
+from ...core.template_rows import TemplateCallableRow, callable_row
 from ..calls import Call
 from ..cxx_types import cxx_spelling_of
 from ..structs import add_member_template_names, method_overloads
@@ -216,7 +217,7 @@ class _MemberTemplate:
         return sig
 
     def _class_params(self) -> tuple:
-        from ...core.rows import TemplateParamRow
+        from ...core.template_rows import TemplateParamRow
 
         return tuple(TemplateParamRow(a.cxx, "type", "", None) for a in self.class_arguments)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from ...core.rows import ClassTemplateRow
+from ...core.template_rows import ClassTemplateRow
 from ..cxx_types import canonical_spelling
 from .args import Deduction, DeductionError, TemplateArgument
 

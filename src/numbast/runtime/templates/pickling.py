@@ -20,7 +20,7 @@ import sys
 import types
 from typing import Any
 
-from ...core import rows
+from ...core import template_rows
 from ..structs import stub_of_type
 from .member_types import InstanceStubType
 from .storage import CxxOnlyType
@@ -62,7 +62,7 @@ def _reduce_instance(instance: type) -> tuple:
 
 def host_argument(argument: Any, param: Any) -> Any:
     """A template argument as the host writes it (``Vec[...]``'s arguments)."""
-    if param.kind == rows.VALUE_PARAMETER:
+    if param.kind == template_rows.VALUE_PARAMETER:
         return argument.value if argument.value is not None else argument.cxx
     numba_type = argument.numba_type
     if numba_type is None or isinstance(numba_type, CxxOnlyType):

@@ -19,7 +19,7 @@ from numba.cuda import types
 
 from ...core.cxx_names import BUILTIN_NUMBA_NAMES, vector_type_names
 from ...core.nvrtc import NvrtcError, compile_unit, unit_options
-from ...core.rows import VALUE_PARAMETER
+from ...core.template_rows import VALUE_PARAMETER
 from ..cxx_types import canonical_spelling, cxx_spelling_of
 
 PROBE_NAMESPACE = "nbi_probe"
