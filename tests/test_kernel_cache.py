@@ -295,6 +295,62 @@ def test_numba_cuda_is_left_alone_on_an_unknown_version_or_when_turned_off(
     assert done.stdout.split("\n")[-2] == expected
 
 
+@pytest.mark.parametrize(
+    ("environment", "expected"),
+    [
+        ({"FAKE_VERSION": "0.1.0"}, "CUDACache 1 False"),
+        ({"NUMBAST_KERNEL_CACHE": "0"}, "CUDACache 0 False"),
+        ({}, "LinkedKernelCache 0 True"),
+    ],
+)
+def test_bindings_leave_the_kernel_cache_unimported_until_a_kernel_asks_for_cache_true(
+    tmp_path, environment, expected
+):
+    """Making a ShimLibrary (what every bindings import does) does not import the kernel cache;
+    the first cache=True kernel does, installs it, and it then knows the libraries made before
+    (a cached kernel calling them is found in the next process). On an unknown numba-cuda or
+    when turned off, numba-cuda's own cache, with the one warning, as without bindings."""
+    script = tmp_path / "first_use.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os, sys, warnings
+            import numba_cuda
+            numba_cuda.__version__ = os.environ.get("FAKE_VERSION", numba_cuda.__version__)
+            from numba import cuda
+            from numbast.runtime.shim_library import ShimLibrary
+
+            made = [ShimLibrary('#include "a.h"', name="mod_a"), ShimLibrary('#include "b.h"')]
+            print("imported early:", "numbast.runtime.kernel_cache" in sys.modules)
+
+            def kernel(x):
+                x[0] = 1
+
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                first, second = cuda.jit(cache=True)(kernel), cuda.jit(cache=True)(kernel)
+            from numbast.runtime import kernel_cache, link_records
+
+            late = ShimLibrary('#include "c.h"', name="mod_c")
+            known = {i for i, refs in link_records._LIBRARIES.items() if any(r() for r in refs)}
+            print("tracked:", sorted(i.split(" ")[0] for i in known))
+            count = sum(issubclass(w.category, kernel_cache.KernelCacheWarning) for w in caught)
+            print(type(second._cache).__name__, count, kernel_cache.install())
+            """
+        )
+    )
+    inherited = {k: v for k, v in os.environ.items() if k != kernel_cache.DISABLE_ENV}
+    environment = {**inherited, "NUMBA_CACHE_DIR": str(tmp_path), **environment}
+    done = subprocess.run(
+        [sys.executable, str(script)], env=environment, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    early, tracked, result = done.stdout.splitlines()[-3:]
+    assert early == "imported early: False"
+    assert tracked == "tracked: ['mod_a', 'mod_c', 'preamble']"
+    assert result == expected
+
+
 # -- damaged and unsafe cache files (issue 23, point 8) ---------------------------------------
 
 

@@ -28,7 +28,8 @@ computes, so a process without this module never reads them.
 The intrusion into numba-cuda is this module alone: :func:`install` replaces
 ``CUDADispatcher.enable_caching`` (one line in numba-cuda) to make a ``LinkedKernelCache``, a
 subclass of numba-cuda's ``CUDACache`` that overrides how one overload is saved and loaded. The
-first ShimLibrary made installs it (or call :func:`install`); it is installed only on the
+first kernel with ``cache=True`` made after a ShimLibrary installs it (the ShimLibraries made
+until then wait in ``_WAITING``; or call :func:`install`); it is installed only on the
 numba-cuda versions whose internals it was checked against (``KNOWN_VERSIONS``). On others it
 warns once, when a kernel asks for ``cache=True``, and numba-cuda behaves as it does alone.
 ``NUMBAST_KERNEL_CACHE=0`` turns it off.
@@ -78,6 +79,9 @@ class KernelCacheWarning(UserWarning):
 # warnings given.
 _INSTALL: dict[str, Any] = shared_table("kernel_cache_install", dict)
 _WARNED: set = shared_table("kernel_cache_warned", set)
+# ShimLibraries made before install() ran, (weak reference, name): runtime.shim_library puts
+# them here rather than import this module for every import of bindings.
+_WAITING: list = shared_table("kernel_cache_waiting_libraries", list)
 
 
 def track_library(library: Any, name: str | None) -> None:
@@ -97,6 +101,12 @@ def install() -> bool:
             state = _INSTALL.get("state")
             if state is None:
                 state = _INSTALL["state"] = _install_into_numba()
+                waiting = _WAITING[:]
+                _WAITING.clear()
+                for reference, name in waiting:
+                    library = reference()
+                    if library is not None:
+                        remember_library(library_identity(library, name), library)
     return state
 
 

@@ -11,6 +11,7 @@ the cached LTO-IR of all of them.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
@@ -24,6 +25,14 @@ from .shim_links import (
     compile_ltoir,
     runtime_part,
 )
+from .state import LOCK, shared_table
+
+# The kernel cache's tables (``kernel_cache``), read here without importing it: whether its
+# install() ran, and the ShimLibraries made before it did (weak references, with their names).
+_INSTALLED: dict[str, Any] = shared_table("kernel_cache_install", dict)
+_WAITING: list = shared_table("kernel_cache_waiting_libraries", list)
+# Whether numba-cuda's enable_caching was wrapped to install the kernel cache on first use.
+_HOOK: dict[str, bool] = shared_table("kernel_cache_on_first_use", dict)
 
 
 class ShimRejectedError(RuntimeError):
@@ -280,7 +289,44 @@ class ShimLibrary:
 def _track_for_kernel_cache(library: ShimLibrary, name: str | None) -> None:
     """Let ``cache=True`` kernels find ``library`` in another process (``kernel_cache``); where
     there is no kernel cache (a copy of the runtime, no numbast installed), such kernels compile
-    in every process, as numba-cuda alone does."""
+    in every process, as numba-cuda alone does. The kernel cache (three modules) is imported
+    when a kernel first asks for cache=True (``_enable_caching_on_first_use``), or when its
+    ``install()`` is called, not by every import of bindings: until then the libraries wait in
+    its table of waiting libraries, which ``install()`` empties."""
+    with LOCK:
+        if _INSTALLED.get("state") is None and not _HOOK.get("no kernel cache"):
+            _WAITING.append((weakref.ref(library), name))
+            if "hooked" not in _HOOK:
+                _HOOK["hooked"] = _enable_caching_on_first_use()
+            return
     kernel_cache = runtime_part("runtime.kernel_cache", required=False)
     if kernel_cache is not None:
         kernel_cache.track_library(library, name)
+
+
+def _enable_caching_on_first_use() -> bool:
+    """Make numba-cuda's ``CUDADispatcher.enable_caching`` (what ``cache=True`` calls) import and
+    install the kernel cache, once, which puts its own ``enable_caching`` in place (or leaves
+    numba-cuda's); that one then makes the kernel's cache."""
+    from numba.cuda import dispatcher
+
+    kernel_class = getattr(dispatcher, "CUDADispatcher", None)
+    original = getattr(kernel_class, "enable_caching", None)
+    if original is None:  # not a numba-cuda kernel_cache knows: its install() says so
+        return False
+
+    def enable_caching(self: Any) -> None:
+        with LOCK:
+            if kernel_class.enable_caching is enable_caching:
+                kernel_class.enable_caching = original
+        kernel_cache = runtime_part("runtime.kernel_cache", required=False)
+        if kernel_cache is None:
+            _HOOK["no kernel cache"] = True
+            _WAITING.clear()
+        else:
+            kernel_cache.install()
+        kernel_class.enable_caching(self)
+
+    enable_caching.__wrapped__ = original
+    kernel_class.enable_caching = enable_caching
+    return True
