@@ -31,6 +31,7 @@ __all__ = [
     "DeviceQueryError",
     "current_compute_capability",
     "current_gpu_arch",
+    "remember_device_arch",
     "resolve_arch",
     "start_device_query",
 ]
@@ -164,6 +165,15 @@ def current_gpu_arch(memo_dir: Path | None = None) -> tuple[str | None, str]:
     if state is not None and arch is not None and device_zero and arch != known:
         arch_memo.remember(memo_dir, state, arch)  # learned, or corrected
     return arch, why
+
+
+def remember_device_arch(memo_dir: Path) -> None:
+    """Remember the driver's answer in ``memo_dir`` if it came and is device 0's: for the first
+    import of a cache root, which had no root to read a memo from or write one to when it asked
+    (``current_gpu_arch``); never asks the driver itself."""
+    query = _device_arch
+    if query is not None and query.done() and _asks_device_zero:
+        current_gpu_arch(memo_dir)
 
 
 def _check_memo(memo_dir: Path, state: str, known: str, query: Future) -> None:

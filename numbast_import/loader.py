@@ -29,7 +29,7 @@ import types
 from functools import partial
 from pathlib import Path
 
-from numbast_import.arch import resolve_arch, start_device_query
+from numbast_import.arch import remember_device_arch, resolve_arch, start_device_query
 from numbast_import.cache.key import generator_fingerprint
 from numbast_import.cache.manifest import binds_nothing
 from numbast_import.cache.root import (
@@ -138,6 +138,7 @@ def load_into(module: types.ModuleType, mapping: HeaderMapping) -> None:
         entry = store.build(digest, components, build, what=f"{name} ({digest[:12]})")
         if root.is_dir():  # now that it exists, remember the generator's fingerprint there
             generator_fingerprint(root / KEYS_DIR)
+            remember_device_arch(root / KEYS_DIR)  # and the GPU's arch, if the driver told it
     module.__cuda_header__ = mapping.header
     module.__numbast_key__ = digest
     adopt(module, mapping, entry.manifest)  # it pickles as its mapping (numbast_import.pickling)

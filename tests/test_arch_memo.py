@@ -215,8 +215,7 @@ print("linked", len(cubin) > 0, "asked", arch._device_arch.done())
 def test_an_import_takes_the_remembered_arch_and_links(tmp_path):
     from import_support import make_project, run_python
 
-    project, cache = make_project(tmp_path), tmp_path / "cache"
-    cache.mkdir(mode=0o700)  # the root exists: the first process remembers what it learns
+    project, cache = make_project(tmp_path), tmp_path / "cache"  # made by the first import
     pyproject = project / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('arch = "sm_90"\n', ""))  # no pin
     first = run_python(CHILD.replace("@DRIVER@", "answers"), project, cache)

@@ -60,8 +60,7 @@ def test_a_project_pinned_to_another_arch_runs_on_this_gpu(tmp_path):
 @pytest.mark.gpu
 def test_a_later_process_takes_the_arch_remembered_for_this_gpu(tmp_path):
     device = _device_arch()
-    project, cache = make_project(tmp_path), tmp_path / "cache"
-    cache.mkdir(mode=0o700)  # the root exists: the first process remembers the arch there
+    project, cache = make_project(tmp_path), tmp_path / "cache"  # made by the first import
     # cuInit is quick while another process (this one) holds the GPU: the second process's
     # driver answers a second late, as a first cuInit on an idle GPU is late, so the import
     # must take the remembered arch; its kernel runs, and the answer, when it comes, agrees.
