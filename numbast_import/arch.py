@@ -15,7 +15,6 @@ from concurrent.futures import Future
 from functools import partial
 from pathlib import Path
 
-from numbast_import import arch_memo
 from numbast_import.errors import ArchUnknownError
 
 logger = logging.getLogger(__name__)
@@ -149,6 +148,10 @@ def current_gpu_arch(memo_dir: Path | None = None) -> tuple[str | None, str]:
     answer an earlier one remembered there for this machine (``numbast_import.arch_memo``)
     instead of waiting for the driver's, which is checked against it when it comes."""
     global _memo_checked
+    # The memo's module is imported here, not with this one: an arch set in the environment
+    # (resolve_arch) never asks the device nor the memo.
+    from numbast_import import arch_memo
+
     query = _arch_query(background=memo_dir is not None)
     state = known = None
     if memo_dir is not None and _asks_device_zero:
@@ -178,6 +181,8 @@ def remember_device_arch(memo_dir: Path) -> None:
 
 def _check_memo(memo_dir: Path, state: str, known: str, query: Future) -> None:
     """The driver's answer, come after the import took ``known`` from the memo."""
+    from numbast_import import arch_memo
+
     try:
         arch, why, device_zero = query.result()
     except Exception as exc:  # the check of the memo only: it is forgotten, and logged
