@@ -28,9 +28,9 @@ INPUT = np.array([1.5, -2.0, 3.0, 0.5], dtype=np.float32)
 
 WAITING_PROBE = f"""
 import importlib.util, json, sys
-from numbast.runtime import backends
+from numbast.runtime import backends, other_backends
 if sys.argv[1] == "pretend-installed":  # what would wait for it, were it installed
-    backends._INSTALLED["numba-cuda-mlir"] = True
+    other_backends.INSTALLED["numba-cuda-mlir"] = True
 from numbast import bind_header
 lib = bind_header({str(HEADER)!r})
 waiting = list(backends._WAITING.get("numba-cuda-mlir", []))

@@ -1,19 +1,19 @@
 """Which compilers bindings register with: numba-cuda, and each other backend a process imports.
 
-Applying rows (``numbast.runtime.apply``) registers them with numba-cuda, the required
-dependency, through this package. Every other backend is a package of its own that registers
-the same rows with another compiler; ``OTHER_BACKENDS`` names it and the module whose import
-means a process uses that compiler (``numba_cuda_mlir`` for ``numbast.runtime_mlir``). What one
-apply registers is handed to such a backend as one :class:`Registration`: the rows with their
-types resolved (as numba-cuda types: the rows' one vocabulary of types, which each backend
+Applying rows (``numbast.runtime.apply``) registers them with numba-cuda, the required dependency,
+through this package. Every other backend is a package of its own that registers the same rows with
+another compiler; ``OTHER_BACKENDS`` (``other_backends``, with ``wanted``) names it and the module
+whose import means a process uses that compiler (``numba_cuda_mlir`` for ``numbast.runtime_mlir``).
+What one apply registers is handed to such a backend as one :class:`Registration`: the rows with
+their types resolved (as numba-cuda types: the rows' one vocabulary of types, which each backend
 translates), the Python objects kernels use (struct stubs, function stubs), and the shim library
 (the same shims, the same compiled LTO-IR). A backend gets it only once its compiler is imported:
 at once when it is, else when it is (a finder on ``sys.meta_path`` notices that import), so a
-process that never imports a backend's compiler loads nothing of it and pays nothing for it
-(where the compiler is not installed at all, nothing is kept for it either).
+process that never imports a backend's compiler loads nothing of it and pays nothing for it (where
+the compiler is not installed at all, nothing is kept for it either).
 
 A third backend is one more package with a ``backend`` module whose ``receive(registration)``
-takes registrations, and one more entry in ``OTHER_BACKENDS``.
+takes registrations, and one more entry in ``other_backends.OTHER_BACKENDS``.
 
 The pending registrations and the finder live in the process-wide registration state, shared by
 every copy of the runtime (``state``). Imports nothing but the standard library.
@@ -23,27 +23,17 @@ every copy of the runtime (``state``). Imports nothing but the standard library.
 # each field of the named tuples below at every import.
 import importlib
 import importlib.abc
-import importlib.util
 import logging
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+# wanted and OTHER_BACKENDS are other_backends' (an older runtime copy asks them here)
+from .other_backends import OTHER_BACKENDS, Backend, installed, wanted  # noqa: F401
 from .state import LOCK, shared_table
 
 logger = logging.getLogger(__name__)
-
-
-class Backend(NamedTuple):
-    name: str  # as users know it: "numba-cuda-mlir"
-    trigger: str  # the top-level module whose import means the process uses it
-    package: str  # the backend's package, relative to numbast's root: "runtime_mlir"
-
-
-OTHER_BACKENDS: tuple[Backend, ...] = (
-    Backend("numba-cuda-mlir", "numba_cuda_mlir", "runtime_mlir"),
-)
 
 
 class StructEntry(NamedTuple):
@@ -119,12 +109,6 @@ _RECEIVERS: dict[str, Any] = shared_table("backend_receivers", dict)
 _WATCHER: list = shared_table("backend_import_watcher", list)  # the finder, once made
 
 
-def wanted() -> bool:
-    """Whether any other backend takes registrations in this process: its compiler imported,
-    or installed (then they wait for its import). A caller makes a Registration only then."""
-    return any(b.trigger in sys.modules or _installed(b) for b in OTHER_BACKENDS)
-
-
 def hand_over(registration: Registration) -> None:
     """Give ``registration`` to every other backend: now to those whose compiler the process
     has imported, later to the others, when (if ever) it imports theirs; never to those whose
@@ -132,21 +116,10 @@ def hand_over(registration: Registration) -> None:
     for backend in OTHER_BACKENDS:
         if backend.trigger in sys.modules:
             _deliver(backend, [registration])
-        elif _installed(backend):
+        elif installed(backend):
             with LOCK:
                 _WAITING.setdefault(backend.name, []).append(registration)
             _watch()
-
-
-# backend name -> whether its compiler can be imported (asked once per process)
-_INSTALLED: dict[str, bool] = shared_table("backend_compiler_installed", dict)
-
-
-def _installed(backend: Backend) -> bool:
-    found = _INSTALLED.get(backend.name)
-    if found is None:
-        found = _INSTALLED[backend.name] = importlib.util.find_spec(backend.trigger) is not None
-    return found
 
 
 def waiting(backend_name: str) -> int:

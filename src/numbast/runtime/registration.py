@@ -223,8 +223,12 @@ def hand_over(*parts: Any, **entries: Any) -> None:
     ``backends.Registration`` of ``parts`` and ``entries``). A runtime copy carries no
     backends: it uses the installed numbast's, and where there is none, bindings serve
     numba-cuda only."""
+    # Nothing to make where no other backend's compiler is imported or installed; asked of
+    # other_backends, so that such a process does not import the hand-over (``backends``).
+    other_backends = runtime_part("runtime.other_backends", required=False)
+    if other_backends is not None and not other_backends.wanted():
+        return
     backends = runtime_part("runtime.backends", required=False)
-    # Nothing to make where no other backend's compiler is imported or installed (an older
-    # installed numbast has no ``wanted``: it is handed everything).
+    # (An older installed numbast has no ``wanted``: it is handed everything.)
     if backends is not None and getattr(backends, "wanted", lambda: True)():
         backends.hand_over(backends.Registration(*parts, **entries))
