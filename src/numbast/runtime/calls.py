@@ -115,10 +115,20 @@ class Call:
         return lower_bound_call
 
 
-def _stack_slot(context, builder, numba_type: types.Type, align: int | None):
-    llvm_type = context.get_value_type(numba_type)
+# (id of a target data layout, LLVM type as text) -> the type's ABI alignment in that layout
+_ABI_ALIGNMENTS: dict[tuple[int, str], int] = {}
+
+
+def stack_slot(context, builder, llvm_type: ir.Type, align: int | None):
+    """A stack slot for ``llvm_type``, aligned for it and at least to ``align`` (C++'s)."""
     slot = cgutils.alloca_once(builder, llvm_type)
-    slot.align = max(context.get_abi_alignment(llvm_type), align or 0)
+    # Asked once per type: llvmlite answers by parsing a module declaring a global of the type
+    # (~0.3 ms; a kernel's bound calls ask for each argument). The global ir context names each
+    # identified struct once, so a type's text says its layout.
+    key = (id(context.target_data), str(llvm_type))
+    if key not in _ABI_ALIGNMENTS:
+        _ABI_ALIGNMENTS[key] = context.get_abi_alignment(llvm_type)
+    slot.align = max(_ABI_ALIGNMENTS[key], align or 0)
     return slot
 
 
@@ -131,7 +141,9 @@ def _call_shim(context, builder, call: Call, values):
     given = iter(values)
     for argument in call.arguments:
         if argument.mode == COPY:
-            slot = _stack_slot(context, builder, argument.type, argument.align)
+            slot = stack_slot(
+                context, builder, context.get_value_type(argument.type), argument.align
+            )
             builder.store(next(given), slot)
         elif argument.mode == POINTER:
             slot = next(given)
@@ -139,14 +151,18 @@ def _call_shim(context, builder, call: Call, values):
             if slot.type != wanted:
                 slot = builder.bitcast(slot, wanted)
         else:
-            slot = _stack_slot(context, builder, argument.type, argument.align)
+            slot = stack_slot(
+                context, builder, context.get_value_type(argument.type), argument.align
+            )
             builder.store(context.get_constant_null(argument.type), slot)
             hidden.append(slot)
         slots.append(slot)
     if call.cxx_result is None:
         result_slot = ir.Constant(ir.IntType(8).as_pointer(), None)
     else:
-        result_slot = _stack_slot(context, builder, call.cxx_result, call.result_align)
+        result_slot = stack_slot(
+            context, builder, context.get_value_type(call.cxx_result), call.result_align
+        )
     function_type = ir.FunctionType(ir.IntType(32), [result_slot.type] + [s.type for s in slots])
     function = cgutils.get_or_insert_function(builder.module, function_type, call.shim_name)
     builder.call(function, [result_slot] + slots)

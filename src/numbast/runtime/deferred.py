@@ -30,14 +30,11 @@ misses.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable, Sequence
 from types import FunctionType
 from typing import Any
 
 from .state import LOCK, shared_table
-
-logger = logging.getLogger(__name__)
 
 _PENDING: list[Callable[[], None]] = shared_table("deferred_registrations", list)
 # The attribute of a bound function's stub holding its registrations until it is looked up,

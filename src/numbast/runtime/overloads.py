@@ -47,7 +47,11 @@ DEFAULT_REGISTRIES = Registries()
 _OVERLOADS: dict[tuple[int, Hashable], type[ConcreteTemplate]] = shared_table("overloads", dict)
 # The operators and Python builtins (not our stubs) that have overload sets: few, and looked at
 # after every typing-context refresh (operator_overloads_first).
-_BUILTIN_KEYS: dict[Hashable, None] = shared_table("builtin_overload_keys", dict)
+# key -> the function type last found with our overloads first (None: not yet). Numba replaces a
+# global's type whenever its templates change (types are interned: one object per tuple of
+# templates), so while the same object is registered its order holds, and the check after a
+# refresh (~160 of them, mostly nested, in a process's first compile) is a lookup per key.
+_BUILTIN_KEYS: dict[Hashable, Any] = shared_table("builtin_overload_keys", dict)
 
 
 def is_bound_type(numba_type: types.Type) -> bool:
@@ -129,19 +133,19 @@ def operator_overloads_first(typing_context: Any) -> None:
     that registered before Numba first typed ``|``, and is appended after Numba's otherwise
     (``Function.augment``). Ours apply only when an operand is a bound type, so putting them
     first changes nothing for plain numbers. Runs after every refresh of the typing context."""
-    for key in list(_BUILTIN_KEYS):
+    for key, in_order in list(_BUILTIN_KEYS.items()):
         # numba-cuda has no public way to reorder a global's templates: these are the calls its
         # own registry loader makes to replace a global's type (_load_registry).
         existing = typing_context._lookup_global(key)
-        if not isinstance(existing, types.Function):
+        if existing is in_order or not isinstance(existing, types.Function):
             continue
         templates = existing.templates
         ours = [t for t in templates if getattr(t, "_numbast_builtin_overloads_", False)]
-        if not ours or templates[: len(ours)] == tuple(ours):
-            continue
-        rest = [t for t in templates if not getattr(t, "_numbast_builtin_overloads_", False)]
-        typing_context._remove_global(key)
-        typing_context.insert_global(key, types.Function(tuple(ours + rest)))
+        if ours and templates[: len(ours)] != tuple(ours):
+            rest = [t for t in templates if not getattr(t, "_numbast_builtin_overloads_", False)]
+            typing_context._remove_global(key)
+            typing_context.insert_global(key, existing := types.Function(tuple(ours + rest)))
+        _BUILTIN_KEYS[key] = existing
 
 
 class _OverloadsOfStub(ConcreteTemplate):

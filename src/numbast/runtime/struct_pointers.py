@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from numba.cuda import cgutils, types
+from numba.cuda import types
 from numba.cuda.core.errors import TypingError
 from numba.cuda.typing.templates import AbstractTemplate, signature
 
@@ -31,6 +31,7 @@ from .call_rewrites import (
     new_updating_stub,
     rewrite_into_updating_call,
 )
+from .calls import stack_slot
 from .deferred import run_lookups
 from .overloads import DEFAULT_REGISTRIES, Registries
 from .state import LOCK, shared_table
@@ -184,8 +185,7 @@ def _copy_to_stack(context, builder, numba_type: types.Type, value):
     """A stack copy of ``value`` in its in-memory form (what a C++ pointer points to)."""
     model = context.data_model_manager[numba_type]
     data = model.as_data(builder, value)
-    slot = cgutils.alloca_once(builder, data.type)
-    slot.align = max(context.get_abi_alignment(data.type), getattr(numba_type, "alignof_", 0))
+    slot = stack_slot(context, builder, data.type, getattr(numba_type, "alignof_", 0))
     builder.store(data, slot)
     return slot
 
