@@ -103,7 +103,8 @@ def generate(
         )
         # Imported beside the parse (build_front.IMPORTED_BESIDE_THE_PARSE).
         from numbast_import.shim_compiler import ShimCompileError
-        from numbast_import.shim_units import ShimStore, compile_module_shims
+        from numbast_import.shim_store import ShimStore
+        from numbast_import.shim_units import compile_module_shims
 
         preamble = rendered.preamble
         if preamble is None:

@@ -104,7 +104,7 @@ class _UnitLoaderOnFirstUse:
         return self._loader()[1](source)
 
     def identity(self) -> str:
-        return self._loader()[2]
+        return self._loader()[2]()
 
 
 def run_entry(

@@ -2,8 +2,9 @@
 load a unit by digest, compile one shim that is in no unit, and the module's identity.
 
 Apart from ``shim_units``, which compiles units. A warm import links nothing: this module is
-imported, and the identity worked out, when a kernel first links a unit
-(``entry_context``); the unit store is imported and opened when a unit is first read.
+imported when a kernel first links a unit (``entry_context``); the unit store
+(``shim_store``) is imported and opened when a unit is first read, and the identity worked out
+when a shim in no unit is first compiled.
 """
 
 from __future__ import annotations
@@ -20,20 +21,25 @@ logger = logging.getLogger(__name__)
 
 def unit_loader(entry, library, arch: str, compile_unit: Callable | None):
     """For ``ShimLibrary.use_units``: (load a unit by digest, compile one shim not in a unit,
-    the module's identity) for the header ``entry``. A unit missing from the cache (pruned
-    apart from its entry) is compiled again, with a warning; where the entry is in a layer,
-    its units are read from that layer."""
+    what works out the module's identity) for the header ``entry``. A unit missing from the
+    cache (pruned apart from its entry) is compiled again, with a warning; where the entry is
+    in a layer, its units are read from that layer."""
     root = entry.path.parent.parent if entry.path is not None else None
-    identity = framed_digest(
-        "module",
-        json.dumps(entry.manifest.get("shim_units")),
-        json.dumps(entry.manifest.get("included_files"), sort_keys=True),
-    )
     opened: list[Any] = []  # the ShimStore, once a kernel links a unit
+
+    def identity() -> str:
+        # Only a kernel calling a shim in no unit asks (a header's included files: ~50 KB of
+        # JSON for cuda_fp16.h, not worth writing out for the units every kernel links).
+        return framed_digest(
+            "module",
+            json.dumps(entry.manifest.get("shim_units")),
+            json.dumps(entry.manifest.get("included_files"), sort_keys=True),
+        )
 
     def store():
         if not opened:
-            from numbast_import.shim_units import ShimStore
+            # The store alone: what compiles units is imported only to compile one.
+            from numbast_import.shim_store import ShimStore
 
             layers = [root] if entry.read_only else []
             opened.append(ShimStore(None if entry.read_only else root, layers))

@@ -40,31 +40,18 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
 from numbast.core import ptx_symbols
-from numbast_import.cache.entries import EntryStore, Made
-from numbast_import.cache.manifest import SHIM, SHIM_PRELUDE
 from numbast_import.shim_keys import AVERAGE_UNIT, units_of
+from numbast_import.shim_store import PRELUDE, Check, ShimStore
 from numbast_import.shim_unit_plan import UnitPlan, plan_units
 from numbast_import.shim_unit_plan import digest as _digest
 
 logger = logging.getLogger(__name__)
 
-UNIT = "unit.ltoir"
-CHECK = "check.json"
-PRELUDE = "prelude.pch"
 # Precompile the preamble when at least this many units are compiled (making it costs about
 # one compile and ~15-20 MB on disk; each unit then compiles in about half the time).
 PCH_MIN_UNITS = 4
-
-
-class Check(NamedTuple):
-    """What the header alone defines: symbols of its own (``defines``), or only copies of
-    ``constants`` constants (``numbast.core.ptx_symbols``)."""
-
-    defines: bool
-    constants: int
 
 
 def _scale(constants: int) -> int:
@@ -89,70 +76,6 @@ class ModuleShims:
     @property
     def left_out(self) -> tuple[str, ...]:
         return tuple(self.errors)
-
-
-# Units this process compiled or read, by digest: an entry built in memory (an unwritable
-# root) links them from here.
-_MEMORY: dict[str, tuple[bytes, dict[str, str]]] = {}
-
-
-class ShimStore:
-    """The ``shim`` and ``shim-prelude`` entries of a cache root and its layers."""
-
-    def __init__(self, root: Path | None, layers: Sequence[Path] = ()) -> None:
-        self.units = EntryStore(SHIM, root, tuple(layers))
-        self.preludes = EntryStore(SHIM_PRELUDE, root, tuple(layers))
-
-    def unit(self, digest: str) -> tuple[bytes, dict[str, str]] | None:
-        """A unit's LTO-IR and the shims NVRTC rejected from it, or None."""
-        found = _MEMORY.get(digest)
-        if found is not None:
-            return found
-        entry = self.units.lookup(digest, {"unit": digest})
-        if entry is None or UNIT not in entry.artifacts:
-            return None
-        found = (entry.read(UNIT), dict(entry.manifest.get("shims_rejected") or {}))
-        _MEMORY[digest] = found
-        return found
-
-    def put_unit(
-        self, digest: str, ltoir: bytes, rejected: Mapping[str, str], keys: Mapping[str, str]
-    ) -> None:
-        fields = {"shims_rejected": dict(rejected), "shims": dict(keys)}
-        entry = self.units.put(digest, {"unit": digest}, Made({UNIT: ltoir}, fields))
-        # Kept here only when not stored (an unwritable root): a stored unit is read when a
-        # kernel links it, and a big header's units are tens of MB, held through NVRTC else.
-        if entry.path is None:
-            _MEMORY[digest] = (ltoir, dict(rejected))
-
-    def check(self, digest: str) -> Check | None:
-        """What the header behind the check ``digest`` defines; None: unknown."""
-        entry = self.units.lookup(digest, {"check": digest})
-        if entry is None or CHECK not in entry.artifacts:
-            return None
-        try:
-            answer = json.loads(entry.read(CHECK))
-            defines, constants = answer.get("defines_symbols"), answer.get("constants")
-        except (ValueError, AttributeError):
-            return None
-        if not isinstance(defines, bool) or type(constants) is not int or constants < 0:
-            return None
-        return Check(defines, constants)
-
-    def put_check(self, digest: str, check: Check) -> None:
-        data = json.dumps({"defines_symbols": check.defines, "constants": check.constants})
-        self.units.put(digest, {"check": digest}, Made({CHECK: data.encode()}))
-
-    def prelude(self, digest: str, key: Mapping[str, object]) -> Path | None:
-        """The path of the precompiled preamble ``digest`` in the cache, or None."""
-        entry = self.preludes.lookup(digest, key)
-        if entry is None or entry.path is None:
-            return None
-        return entry.path / PRELUDE
-
-    def put_prelude(self, digest: str, key: Mapping[str, object], data: bytes) -> Path | None:
-        entry = self.preludes.put(digest, key, Made({PRELUDE: data}))
-        return None if entry.path is None else entry.path / PRELUDE
 
 
 def compile_module_shims(

@@ -72,10 +72,14 @@ def linked(kernel):
     assert link_ltoirs_to_cubin(data)
     return [len(part) for part in data[1:]]
 
+import sys
 print("RESULT " + json.dumps({
     "one": linked(one),
     "two": linked(two),
     "registered": [n for n in ("f1", "f2", "f50") if not waits_for_lookup(getattr(lib, n))],
+    # What compiles units: reading one for a kernel's link needs none of it.
+    "compilers": [n for n in ("numbast_import.shim_units", "numbast_import.shim_unit_plan",
+                              "numbast.core.ptx_symbols") if n in sys.modules],
 }))
 """
 
@@ -121,6 +125,7 @@ def test_a_kernel_links_the_units_of_the_shims_it_calls(project):
     assert set(found["two"]) <= unit_sizes
     # Registered with Numba when a kernel first looked them up: f2 never was.
     assert found["registered"] == ["f1", "f50"]
+    assert found["compilers"] == []
 
 
 def test_an_edited_body_compiles_one_unit_and_an_appended_function_one(tmp_path):
