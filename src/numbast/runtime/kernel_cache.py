@@ -25,7 +25,9 @@ Entries live in numba-cuda's cache files under numba-cuda's own key (signature, 
 capability, CUDA runtime and numba-cuda versions, bytecode) plus a marker that numba-cuda never
 computes, so a process without this module never reads them.
 
-The intrusion into numba-cuda is this module alone: :func:`install` replaces
+The intrusion into numba-cuda is this module (and, until it is imported, a wrapper of
+``enable_caching`` that ``runtime.shim_library`` puts in place to import and install it when a
+kernel first asks for ``cache=True``, then takes away): :func:`install` replaces
 ``CUDADispatcher.enable_caching`` (one line in numba-cuda) to make a ``LinkedKernelCache``, a
 subclass of numba-cuda's ``CUDACache`` that overrides how one overload is saved and loaded. The
 first kernel with ``cache=True`` made after a ShimLibrary installs it (the ShimLibraries made
