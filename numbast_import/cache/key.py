@@ -67,6 +67,7 @@ ENTRY_SHAPING_MODULES = (
     "rtc/options.py",
     "shim_compiler.py",
     "shim_keys.py",
+    "shim_store.py",
     "shim_unit_plan.py",
     "shim_units.py",
     "template_coverage.py",
