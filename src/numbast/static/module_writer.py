@@ -283,7 +283,11 @@ def write_module(
         rows_text,
         "# fmt: on\n" if embed_runtime else "",
         "\n",
-        f"_nb_runtime.warn_if_older_cuda({literal((major, minor))}, __name__, {regenerate})\n",
+        # Not in an import-system entry: its key has the toolkit's CUDA version, so a hit was
+        # made from the headers found now (the check reads 64 KB of cuda_runtime_api.h).
+        f"_nb_runtime.warn_if_older_cuda({literal((major, minor))}, __name__, {regenerate})\n"
+        if embed_runtime
+        else "",
         _shim_library_block(config, plan, embed_runtime),
         unit_files_block() if units else "",
         _registries_block(config),
