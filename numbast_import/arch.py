@@ -175,7 +175,9 @@ def remember_device_arch(memo_dir: Path) -> None:
     import of a cache root, which had no root to read a memo from or write one to when it asked
     (``current_gpu_arch``); never asks the driver itself."""
     query = _device_arch
-    if query is not None and query.done() and _asks_device_zero:
+    # An answer that is an error was raised where the import read it, or (the arch came from a
+    # memo) logged by the memo's check: nothing to remember, and not this build's to raise.
+    if query is not None and query.done() and _asks_device_zero and query.exception() is None:
         current_gpu_arch(memo_dir)
 
 

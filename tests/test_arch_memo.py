@@ -153,6 +153,27 @@ def test_the_driver_is_asked_when_the_memo_does_not_apply(fresh_process, monkeyp
     assert answer == [("sm_90", "")]
 
 
+def test_after_a_build_the_answer_is_remembered_and_a_failed_one_is_not_raised(fresh_process):
+    memo_dir = fresh_process.memo_dir
+    arch_module.remember_device_arch(memo_dir)  # not asked yet: nothing, and no question
+    assert arch_module._device_arch is None
+    answered = Driver((9, 0, True))
+    fresh_process.new_process(answered)
+    answered.release.set()
+    arch_module.start_device_query()
+    _wait_for(lambda: arch_module._device_arch.done(), "the answer")
+    arch_module.remember_device_arch(memo_dir)
+    assert (memo_dir / "arch-state-1").read_text() == "sm_90\n"
+
+    broken = Driver(ValueError("driver answered nonsense"))
+    fresh_process.new_process(broken)
+    broken.release.set()
+    arch_module.start_device_query()
+    _wait_for(lambda: arch_module._device_arch.done(), "the failed answer")
+    arch_module.remember_device_arch(memo_dir / "other")  # does not raise
+    assert not (memo_dir / "other").exists()
+
+
 def test_an_answer_for_a_current_context_is_not_remembered(fresh_process):
     memo_dir = fresh_process.memo_dir
     driver = Driver((8, 6, False))  # the device of a context made current meanwhile
