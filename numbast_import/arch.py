@@ -127,6 +127,9 @@ _device_arch_lock = threading.Lock()
 # the driver's (the first import that used it checks it).
 _asks_device_zero = False
 _memo_checked = False
+# The memo directories this process has read or written against the answer: a later import
+# with the answer in hand has nothing more to do with them.
+_memos_settled: set[Path] = set()
 
 
 def start_device_query() -> None:
@@ -154,7 +157,7 @@ def current_gpu_arch(memo_dir: Path | None = None) -> tuple[str | None, str]:
 
     query = _arch_query(background=memo_dir is not None)
     state = known = None
-    if memo_dir is not None and _asks_device_zero:
+    if memo_dir is not None and _asks_device_zero and memo_dir not in _memos_settled:
         state = arch_memo.machine_state()
         known = None if state is None else arch_memo.remembered(memo_dir, state)
         if known is not None and not query.done():
@@ -167,6 +170,8 @@ def current_gpu_arch(memo_dir: Path | None = None) -> tuple[str | None, str]:
     arch, why, device_zero = query.result()
     if state is not None and arch is not None and device_zero and arch != known:
         arch_memo.remember(memo_dir, state, arch)  # learned, or corrected
+    if state is not None:
+        _memos_settled.add(memo_dir)
     return arch, why
 
 

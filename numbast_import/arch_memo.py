@@ -33,14 +33,13 @@ import hashlib
 import json
 import logging
 import os
-import re
 from pathlib import Path
 
+from numbast_import.arch import ARCH_RE
 from numbast_import.cache.file_hashes import read_memo, write_memo
 
 logger = logging.getLogger(__name__)
 
-ARCH = re.compile(r"sm_[0-9]+[a-z]?")
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 _DRIVER = "/proc/driver/nvidia"
 _DEVICE_VARIABLES = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER")
@@ -75,7 +74,7 @@ def remembered(memo_dir: Path, state: str) -> str | None:
     if data is None:
         return None
     arch = data.decode("ascii", errors="replace").strip()
-    return arch if ARCH.fullmatch(arch) else None
+    return arch if ARCH_RE.fullmatch(arch) else None
 
 
 def remember(memo_dir: Path, state: str, arch: str) -> None:

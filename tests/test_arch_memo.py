@@ -46,6 +46,7 @@ def fresh_process(monkeypatch, tmp_path):
     def new_process(driver):
         monkeypatch.setattr(arch_module, "_device_arch", None)
         monkeypatch.setattr(arch_module, "_memo_checked", False)
+        monkeypatch.setattr(arch_module, "_memos_settled", set())
         monkeypatch.setattr(arch_module, "_device_capability", driver)
 
     new_process(Driver())
@@ -71,6 +72,10 @@ def test_the_first_process_waits_and_remembers_the_next_one_does_not_wait(fresh_
     first.release.set()
     assert arch_module.current_gpu_arch(memo_dir) == ("sm_90", "")
     assert (memo_dir / "arch-state-1").read_text() == "sm_90\n"
+    # Another import of the same process, with the answer in hand: the memo is settled.
+    with pytest.MonkeyPatch.context() as unread:
+        unread.setattr(arch_memo, "remembered", lambda *_: pytest.fail("the memo was read again"))
+        assert arch_module.current_gpu_arch(memo_dir) == ("sm_90", "")
 
     second = Driver()  # never answers before the import is done
     fresh_process.new_process(second)

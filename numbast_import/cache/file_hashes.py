@@ -155,9 +155,10 @@ def _table(path: Path) -> dict[str, list]:
 
 def write_memo(path: Path, data: bytes) -> None:
     """Best effort: a cache root that cannot be written only costs the next process the
-    hashing (and of two builds writing the table at once, one's files are hashed again)."""
+    hashing or the question the memo answers (and of two builds writing the table at once,
+    one's files are hashed again)."""
     try:
         path.parent.mkdir(mode=0o700, exist_ok=True)  # never the root: only where it exists
         write_atomically(path, data)
     except OSError as exc:
-        logger.debug("could not remember digests in %s: %s", path, exc)
+        logger.debug("could not write the memo %s: %s", path, exc)
