@@ -19,6 +19,21 @@ def make_project(tmp_path: Path) -> Path:
     return destination
 
 
+def in_process_project(tmp_path: Path, monkeypatch) -> Path:
+    """A copy of the test project made the working directory of this process, its cache under
+    ``tmp_path``, no import-system settings of the caller's; a build here points the parser at
+    that cache, which is undone afterwards."""
+    project = make_project(tmp_path)
+    for variable in ("NUMBAST_IMPORT_CONFIG", "NUMBAST_IMPORT_ARCH", "NUMBAST_CACHE_PATH"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(project)
+    from ast_canopy import cache as parser_cache
+
+    monkeypatch.setattr(parser_cache, "_chosen", None)
+    return project
+
+
 def run_python(
     code: str, project: Path, cache: Path, **env: str
 ) -> subprocess.CompletedProcess[str]:

@@ -14,7 +14,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from import_support import entries, make_project, run_python
+from import_support import entries, in_process_project, make_project, run_python
 
 from numbast_import import build_process
 from numbast_import.build_process import (
@@ -94,16 +94,8 @@ def test_the_child_builds_the_entry_an_in_process_build_makes(tmp_path):
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    project = make_project(tmp_path)
-    for variable in ("NUMBAST_IMPORT_CONFIG", "NUMBAST_IMPORT_ARCH", "NUMBAST_CACHE_PATH"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv(PARSE_PROCESS_ENV, "0")
-    monkeypatch.chdir(project)
-    from ast_canopy import cache as parser_cache
-
-    monkeypatch.setattr(parser_cache, "_chosen", None)  # a build here points it at the cache
-    return project
+    return in_process_project(tmp_path, monkeypatch)
 
 
 def test_a_killed_child_is_an_import_error(project, monkeypatch):

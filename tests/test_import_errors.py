@@ -13,7 +13,7 @@ import traceback
 from pathlib import Path
 
 import pytest
-from import_support import clean_env, make_project, run_python
+from import_support import clean_env, in_process_project, run_python
 
 from numbast_import import arch as arch_module
 from numbast_import.errors import (
@@ -33,16 +33,7 @@ HEAD = '[tool.numbast-import]\narch = "sm_90"\n[tool.numbast-import.headers]\n'
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
-    project = make_project(tmp_path)
-    for variable in ("NUMBAST_IMPORT_CONFIG", "NUMBAST_IMPORT_ARCH", "NUMBAST_CACHE_PATH"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("NUMBAST_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.chdir(project)
-    # A build in this process points the parser at this test's cache: undo that afterwards.
-    from ast_canopy import cache as parser_cache
-
-    monkeypatch.setattr(parser_cache, "_chosen", None)
-    return project
+    return in_process_project(tmp_path, monkeypatch)
 
 
 def map_headers(project: Path, lines: str) -> Path:

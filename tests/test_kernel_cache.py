@@ -253,6 +253,20 @@ def test_standalone_modules_use_the_installed_kernel_cache_which_imports_only_nu
         assert roots <= set(sys.stdlib_module_names) | {"numba", "numba_cuda", "__future__"}
 
 
+def _run_script(tmp_path: Path, environment: dict[str, str], source: str):
+    """``source`` in a fresh process with Numba's cache under ``tmp_path``, the kernel cache's
+    switch as ``environment`` sets it (``FAKE_VERSION`` stands for numba-cuda's version)."""
+    script = tmp_path / "script.py"
+    script.write_text(source)
+    inherited = {k: v for k, v in os.environ.items() if k != kernel_cache.DISABLE_ENV}
+    environment = {**inherited, "NUMBA_CACHE_DIR": str(tmp_path), **environment}
+    done = subprocess.run(
+        [sys.executable, str(script)], env=environment, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 @pytest.mark.parametrize(
     ("environment", "expected"),
     [
@@ -264,8 +278,9 @@ def test_standalone_modules_use_the_installed_kernel_cache_which_imports_only_nu
 def test_numba_cuda_is_left_alone_on_an_unknown_version_or_when_turned_off(
     tmp_path, environment, expected
 ):
-    script = tmp_path / "version_check.py"
-    script.write_text(
+    done = _run_script(
+        tmp_path,
+        environment,
         textwrap.dedent(
             """
             import os, warnings
@@ -284,14 +299,8 @@ def test_numba_cuda_is_left_alone_on_an_unknown_version_or_when_turned_off(
             count = sum(issubclass(w.category, kernel_cache.KernelCacheWarning) for w in caught)
             print(type(second._cache).__name__, count, installed)
             """
-        )
+        ),
     )
-    inherited = {k: v for k, v in os.environ.items() if k != kernel_cache.DISABLE_ENV}
-    environment = {**inherited, "NUMBA_CACHE_DIR": str(tmp_path), **environment}
-    done = subprocess.run(
-        [sys.executable, str(script)], env=environment, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[-2] == expected
 
 
@@ -310,8 +319,9 @@ def test_bindings_leave_the_kernel_cache_unimported_until_a_kernel_asks_for_cach
     the first cache=True kernel does, installs it, and it then knows the libraries made before
     (a cached kernel calling them is found in the next process). On an unknown numba-cuda or
     when turned off, numba-cuda's own cache, with the one warning, as without bindings."""
-    script = tmp_path / "first_use.py"
-    script.write_text(
+    done = _run_script(
+        tmp_path,
+        environment,
         textwrap.dedent(
             """
             import os, sys, warnings
@@ -337,14 +347,8 @@ def test_bindings_leave_the_kernel_cache_unimported_until_a_kernel_asks_for_cach
             count = sum(issubclass(w.category, kernel_cache.KernelCacheWarning) for w in caught)
             print(type(second._cache).__name__, count, kernel_cache.install())
             """
-        )
+        ),
     )
-    inherited = {k: v for k, v in os.environ.items() if k != kernel_cache.DISABLE_ENV}
-    environment = {**inherited, "NUMBA_CACHE_DIR": str(tmp_path), **environment}
-    done = subprocess.run(
-        [sys.executable, str(script)], env=environment, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
     early, tracked, result = done.stdout.splitlines()[-3:]
     assert early == "imported early: False"
     assert tracked == "tracked: ['mod_a', 'mod_c', 'preamble']"
