@@ -160,6 +160,8 @@ def current_gpu_arch(memo_dir: Path | None = None) -> tuple[str | None, str]:
     if memo_dir is not None and _asks_device_zero and memo_dir not in _memos_settled:
         state = arch_memo.machine_state()
         known = None if state is None else arch_memo.remembered(memo_dir, state)
+        if known is not None and not ARCH_RE.fullmatch(known):
+            known = None  # damaged: the driver is asked, and its answer written over it
         if known is not None and not query.done():
             with _device_arch_lock:
                 check, _memo_checked = not _memo_checked, True

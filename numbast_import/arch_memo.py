@@ -35,7 +35,6 @@ import logging
 import os
 from pathlib import Path
 
-from numbast_import.arch import ARCH_RE
 from numbast_import.cache.file_hashes import read_memo, write_memo
 
 logger = logging.getLogger(__name__)
@@ -69,12 +68,10 @@ def memo_path(memo_dir: Path, state: str) -> Path:
 
 
 def remembered(memo_dir: Path, state: str) -> str | None:
-    """The arch remembered for ``state``, if a trusted memo holds a well-formed one."""
+    """The text a trusted memo holds for ``state`` (``numbast_import.arch`` checks that it is
+    an arch), else None."""
     data = read_memo(memo_path(memo_dir, state))
-    if data is None:
-        return None
-    arch = data.decode("ascii", errors="replace").strip()
-    return arch if ARCH_RE.fullmatch(arch) else None
+    return None if data is None else data.decode("ascii", errors="replace").strip()
 
 
 def remember(memo_dir: Path, state: str, arch: str) -> None:
