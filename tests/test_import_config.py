@@ -344,6 +344,9 @@ def test_the_device_query_runs_once_in_the_background_when_an_import_starts(monk
     monkeypatch.delenv("NUMBAST_IMPORT_ARCH", raising=False)
     monkeypatch.setattr(arch_module, "_device_arch", None)
     monkeypatch.setattr(arch_module, "_device_capability", slow_query)
+    # No context current here (on a GPU machine an earlier test of this process may have made
+    # one: then the question is asked in this thread, next test).
+    monkeypatch.setattr(arch_module, "_context_current", lambda: False)
     started = time.perf_counter()
     arch_module.start_device_query()
     arch_module.start_device_query()  # asked once per process
@@ -351,6 +354,24 @@ def test_the_device_query_runs_once_in_the_background_when_an_import_starts(monk
     assert arch_module.current_gpu_arch() == ("sm_89", "")
     assert arch_module.current_gpu_arch() == ("sm_89", "")
     assert asked == ["numbast-import-arch"]
+
+
+def test_a_current_context_is_asked_in_its_own_thread(monkeypatch):
+    import threading
+
+    asked = []
+
+    def query():
+        asked.append(threading.current_thread().name)
+        return (8, 6, False)
+
+    monkeypatch.delenv("NUMBAST_IMPORT_ARCH", raising=False)
+    monkeypatch.setattr(arch_module, "_device_arch", None)
+    monkeypatch.setattr(arch_module, "_device_capability", query)
+    monkeypatch.setattr(arch_module, "_context_current", lambda: True)
+    arch_module.start_device_query()
+    assert asked == [threading.current_thread().name]  # the background thread has no context
+    assert arch_module.current_gpu_arch() == ("sm_86", "")
 
 
 def test_a_failed_background_query_raises_where_the_arch_is_read(monkeypatch):
